@@ -1,0 +1,567 @@
+"""The table state machine: every rule of play, in one place.
+
+``Game`` holds the whole truth of one table. Callers ask who is to act
+(:meth:`Game.to_act`) and what they may do (:meth:`Game.legal_actions`), then
+:meth:`Game.apply` an action, which returns the :class:`Record` list of what
+happened. A rejected action raises a typed :class:`EngineError` and changes
+nothing. Chance comes only from the injected RNG, so the seed plus
+:attr:`Game.history` replays a game exactly, and :meth:`Game.to_data` /
+:meth:`Game.from_data` round-trip the full state as plain data.
+
+Phases::
+
+    waiting --start_round--> cut --Cut--> play --(last turn)--> showdown
+       ^                                                          |
+       +------------------- (all splits in: resolve) -------------+
+    any phase --end_game--> over      (also when < 2 players can pay the ante)
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, fields
+from typing import Any, Iterable, Sequence
+
+from .actions import (
+    Action,
+    CallEnd,
+    Cut,
+    Discard,
+    EndGame,
+    Record,
+    SetAway,
+    Skip,
+    Split,
+    StartRound,
+    TakeDiscard,
+    TakeStock,
+    action_from_data,
+)
+from .cards import DECK, Card
+from .errors import IllegalAction, InvalidAction, NotYourTurn
+from .hands import evaluate3, evaluate4, rank_splits
+from .rng import HashRng
+
+HAND_SIZE = 7
+MIN_PLAYERS, MAX_PLAYERS = 2, 5
+MIN_CUT_PART = 4
+
+WAITING, CUT, PLAY, SHOWDOWN, OVER = "waiting", "cut", "play", "showdown", "over"
+DRAW, DISCARD = "draw", "discard"
+
+
+@dataclass(frozen=True)
+class Settings:
+    """A table's agreed terms; the house-rule variants are off by default."""
+
+    ante: int = 10
+    stack: int = 1000
+    turns: int = 6
+    early_call: bool = False
+    no_take_back: bool = False
+
+    def __post_init__(self) -> None:
+        if not (isinstance(self.ante, int) and self.ante >= 1):
+            raise InvalidAction(f"ante must be a positive whole number, got {self.ante!r}")
+        if not (isinstance(self.stack, int) and self.stack >= self.ante):
+            raise InvalidAction(f"starting stack must be at least the ante, got {self.stack!r}")
+        if self.turns not in (6, 7):
+            raise InvalidAction(f"turns must be 6 (standard) or 7 (house rule), got {self.turns!r}")
+
+    def to_data(self) -> dict[str, Any]:
+        return {f.name: getattr(self, f.name) for f in fields(self)}
+
+    @classmethod
+    def from_data(cls, data: dict[str, Any]) -> "Settings":
+        return cls(**data)
+
+
+@dataclass
+class Player:
+    seat: int
+    name: str
+    stack: int
+    hand: list[Card] = field(default_factory=list)
+    out: bool = False  # cannot pay the ante: out of the game for good
+    away: bool = False  # sitting out from the next round on
+    in_round: bool = False
+    turns_taken: int = 0
+    contributed: int = 0  # antes in the current pot, paid back if the game ends
+    split: Split | None = None
+
+    def to_data(self) -> dict[str, Any]:
+        return {
+            "seat": self.seat, "name": self.name, "stack": self.stack,
+            "hand": [str(c) for c in self.hand], "out": self.out, "away": self.away,
+            "in_round": self.in_round, "turns_taken": self.turns_taken,
+            "contributed": self.contributed,
+            "split": self.split.to_data() if self.split else None,
+        }
+
+    @classmethod
+    def from_data(cls, data: dict[str, Any]) -> "Player":
+        split = action_from_data(data["split"]) if data["split"] else None
+        return cls(
+            data["seat"], data["name"], data["stack"], [Card.parse(c) for c in data["hand"]],
+            data["out"], data["away"], data["in_round"], data["turns_taken"],
+            data["contributed"], split,  # type: ignore[arg-type]
+        )
+
+
+class Game:
+    """One table's game. Seats are any distinct integers, clockwise in ascending order."""
+
+    def __init__(
+        self,
+        settings: Settings,
+        players: Sequence[tuple[int, str] | tuple[int, str, int]],
+        rng: HashRng | None = None,
+    ) -> None:
+        if not MIN_PLAYERS <= len(players) <= MAX_PLAYERS:
+            raise InvalidAction(f"a game needs {MIN_PLAYERS} to {MAX_PLAYERS} players, got {len(players)}")
+        seats = [p[0] for p in players]
+        if len(set(seats)) != len(seats):
+            raise InvalidAction(f"seats must be distinct, got {seats}")
+        self.settings = settings
+        self.rng = rng if rng is not None else HashRng()
+        self.initial_rng = self.rng.to_data()
+        self.players: dict[int, Player] = {}
+        for spec in sorted(players, key=lambda p: p[0]):
+            stack = spec[2] if len(spec) > 2 else settings.stack  # type: ignore[misc]
+            self.players[spec[0]] = Player(spec[0], spec[1], stack)
+        self.initial_players = [(p.seat, p.name, p.stack) for p in self.players.values()]
+        self.brought = sum(p.stack for p in self.players.values())
+        self.phase = WAITING
+        self.round_no = 0
+        self.dealer: int | None = None
+        self.cutter: int | None = None
+        self.order: list[int] = []  # this round's seats in play order, dealer last
+        self.deck: list[Card] = list(DECK)  # undealt cards; index 0 is the top
+        self.stock: list[Card] = []  # the end of the list is the top
+        self.discard_pile: list[Card] = []  # the end of the list is the top
+        self.tiebreak_cards: list[Card] = []
+        self.turn_index = 0
+        self.step = DRAW
+        self.taken_from_discard: Card | None = None
+        self.called_by: int | None = None
+        self.pot = 0
+        self.round_discards: list[tuple[int, Card]] = []
+        self.showdown: dict[str, Any] | None = None
+        self.round_log: list[Record] = []
+        self.history: list[tuple[int | None, dict[str, Any]]] = []
+        self.standings: list[dict[str, Any]] | None = None
+
+    # ----------------------------------------------------------- queries
+
+    @property
+    def turn_seat(self) -> int | None:
+        return self.order[self.turn_index] if self.phase == PLAY else None
+
+    def to_act(self) -> list[int]:
+        """Seats whose decision the game is waiting for (several at the showdown)."""
+        if self.phase == CUT:
+            return [self.cutter]  # type: ignore[list-item]
+        if self.phase == PLAY:
+            return [self.order[self.turn_index]]
+        if self.phase == SHOWDOWN:
+            return [s for s in self.order if self.players[s].split is None]
+        return []
+
+    def legal_actions(self, seat: int) -> list[Action]:
+        """Every action ``seat`` may take now (empty if it has nothing to do)."""
+        if seat not in self.to_act():
+            return []
+        if self.phase == CUT:
+            return [Cut(None)] + [Cut(k) for k in range(MIN_CUT_PART, len(self.deck) - MIN_CUT_PART + 1)]
+        if self.phase == SHOWDOWN:
+            return [Split(s.down, s.back) for s in rank_splits(self.players[seat].hand)]
+        actions: list[Action] = []
+        if self.step == DRAW:
+            actions += [TakeStock(), TakeDiscard()] if self.discard_pile else [TakeStock()]
+            if self.settings.no_take_back:
+                actions.append(Skip())
+        else:
+            actions += [Discard(c) for c in self.players[seat].hand if c != self.taken_from_discard]
+        if self.can_call_end():
+            actions.append(CallEnd())
+        return actions
+
+    def can_call_end(self) -> bool:
+        return self.settings.early_call and self.phase == PLAY and self.called_by is None
+
+    def eligible_seats(self) -> list[int]:
+        """Seats that would be dealt in if a round started now."""
+        return [p.seat for p in self.players.values() if not p.out and not p.away and p.stack >= self.settings.ante]
+
+    def can_pay(self) -> list[int]:
+        return [p.seat for p in self.players.values() if not p.out and p.stack >= self.settings.ante]
+
+    def chips_in_play(self) -> int:
+        """Stacks plus pot: always equal to :attr:`brought`."""
+        return sum(p.stack for p in self.players.values()) + self.pot
+
+    def all_cards(self) -> list[Card]:
+        """Every card wherever it lies: always the 52 of the deck."""
+        cards = self.deck + self.stock + self.discard_pile + self.tiebreak_cards
+        for p in self.players.values():
+            cards += p.hand
+        return cards
+
+    def left_of(self, seat: int, among: Iterable[int]) -> int:
+        ring = sorted(among)
+        later = [s for s in ring if s > seat]
+        return later[0] if later else ring[0]
+
+    def right_of(self, seat: int, among: Iterable[int]) -> int:
+        ring = sorted(among)
+        earlier = [s for s in ring if s < seat]
+        return earlier[-1] if earlier else ring[-1]
+
+    # ----------------------------------------------------------- applying
+
+    def apply(self, seat: int | None, action: Action) -> list[Record]:
+        """Apply ``action`` by ``seat`` (``None`` for table actions) and return what happened."""
+        self.check(seat, action)
+        records = self._do(seat, action)
+        self.history.append((seat, action.to_data()))
+        self.round_log.extend(records)
+        return records
+
+    def check(self, seat: int | None, action: Action) -> None:
+        """Raise the typed error that :meth:`apply` would raise; change nothing."""
+        if self.phase == OVER:
+            raise IllegalAction(action, "the game is over")
+        if isinstance(action, (StartRound, EndGame, SetAway)):
+            if seat is not None:
+                raise IllegalAction(action, "only the table may do this, not a seat")
+            self._check_table_action(action)
+            return
+        if seat not in self.players:
+            raise IllegalAction(action, f"there is no player at seat {seat}")
+        if seat not in self.to_act():
+            raise NotYourTurn(action, f"seat {seat} is not to act now ({self._waiting_for()})")
+        if isinstance(action, CallEnd):
+            if not self.settings.early_call:
+                raise IllegalAction(action, "early call is not a rule at this table")
+            if not self.can_call_end():
+                raise IllegalAction(action, "the end has already been called this round")
+            return
+        if self.phase == CUT:
+            if not isinstance(action, Cut):
+                raise IllegalAction(action, "the deck must be cut first")
+            low, high = MIN_CUT_PART, len(self.deck) - MIN_CUT_PART
+            if action.position is not None and not low <= action.position <= high:
+                raise IllegalAction(action, f"cut position must be {low} to {high} so each part keeps {MIN_CUT_PART} cards")
+        elif self.phase == SHOWDOWN:
+            if not isinstance(action, Split):
+                raise IllegalAction(action, "the showdown needs a split of your 7 cards")
+            chosen = action.down + action.back
+            if len(action.down) != 4 or len(action.back) != 3 or len(set(chosen)) != HAND_SIZE:
+                raise IllegalAction(action, "a split is 4 going-down and 3 coming-back cards, all different")
+            if set(chosen) != set(self.players[seat].hand):  # type: ignore[index]
+                raise IllegalAction(action, "a split must use exactly the 7 cards you hold")
+        elif self.step == DRAW:
+            if isinstance(action, Skip):
+                if not self.settings.no_take_back:
+                    raise IllegalAction(action, "skipping is only allowed under the no-take-back rule")
+            elif not isinstance(action, (TakeStock, TakeDiscard)):
+                raise IllegalAction(action, "take a card from the stock or the discard pile first")
+        else:
+            if not isinstance(action, Discard):
+                raise IllegalAction(action, "discard one card to end your turn")
+            if action.card not in self.players[seat].hand:  # type: ignore[index]
+                raise IllegalAction(action, f"you do not hold {action.card}")
+            if action.card == self.taken_from_discard:
+                raise IllegalAction(action, "no take-back: you may not discard the card you took from the pile")
+
+    def _check_table_action(self, action: Action) -> None:
+        if isinstance(action, StartRound):
+            if self.phase != WAITING:
+                raise IllegalAction(action, "a round is already in progress")
+            if len(self.eligible_seats()) < MIN_PLAYERS:
+                raise IllegalAction(action, "fewer than 2 players are present and able to pay the ante")
+        elif isinstance(action, SetAway) and action.seat not in self.players:
+            raise IllegalAction(action, f"there is no player at seat {action.seat}")
+
+    def _waiting_for(self) -> str:
+        seats = self.to_act()
+        return f"waiting for seat(s) {seats}" if seats else f"nobody is to act in phase {self.phase}"
+
+    def _do(self, seat: int | None, action: Action) -> list[Record]:
+        if isinstance(action, StartRound):
+            return self._start_round()
+        if isinstance(action, EndGame):
+            return self._end_game("ended by the table")
+        if isinstance(action, SetAway):
+            self.players[action.seat].away = action.away
+            return [Record("away" if action.away else "back", action.seat)]
+        assert seat is not None
+        if isinstance(action, CallEnd):
+            self.called_by = seat
+            return [Record("call_end", seat, {"orbit": self._orbit()})]
+        if isinstance(action, Cut):
+            return self._cut(seat, action)
+        if isinstance(action, Split):
+            return self._submit_split(seat, action)
+        if isinstance(action, TakeStock):
+            card = self._draw_from_stock()
+            self.players[seat].hand.append(card)
+            self.step = DISCARD
+            return [Record("take_stock", seat, {}, {"card": str(card)})]
+        if isinstance(action, TakeDiscard):
+            card = self.discard_pile.pop()
+            self.players[seat].hand.append(card)
+            self.taken_from_discard = card if self.settings.no_take_back else None
+            self.step = DISCARD
+            return [Record("take_discard", seat, {"card": str(card)})]
+        if isinstance(action, Skip):
+            return [Record("skip", seat)] + self._end_turn(seat)
+        assert isinstance(action, Discard)
+        self.players[seat].hand.remove(action.card)
+        self.discard_pile.append(action.card)
+        self.round_discards.append((seat, action.card))
+        return [Record("discard", seat, {"card": str(action.card)})] + self._end_turn(seat)
+
+    # ----------------------------------------------------------- round steps
+
+    def _start_round(self) -> list[Record]:
+        ante = self.settings.ante
+        for p in self.players.values():
+            if not p.out and p.stack < ante:
+                p.out = True
+        seats = self.eligible_seats()
+        self._collect_cards()
+        self.round_no += 1
+        self.dealer = seats[self.rng.randbelow(len(seats))] if self.dealer is None else self.left_of(self.dealer, seats)
+        self.cutter = self.right_of(self.dealer, seats)
+        first = self.left_of(self.dealer, seats)
+        self.order = [s for s in seats if s >= first] + [s for s in seats if s < first]
+        for p in self.players.values():
+            p.in_round = p.seat in seats
+            p.turns_taken = 0
+            p.split = None
+            if p.in_round:
+                p.stack -= ante
+                p.contributed += ante
+                self.pot += ante
+        self.rng.shuffle(self.deck)
+        self.phase = CUT
+        self.round_log = []
+        self.round_discards = []
+        self.showdown = None
+        self.called_by = None
+        return [Record("round", None, {
+            "round": self.round_no, "dealer": self.dealer, "cutter": self.cutter,
+            "seats": list(self.order), "ante": ante, "pot": self.pot,
+        })]
+
+    def _collect_cards(self) -> None:
+        for p in self.players.values():
+            self.deck += p.hand
+            p.hand = []
+        self.deck += self.stock + self.discard_pile + self.tiebreak_cards
+        self.stock, self.discard_pile, self.tiebreak_cards = [], [], []
+        self.deck.sort(key=lambda c: c.index)  # the shuffle alone decides the order
+
+    def _cut(self, seat: int, action: Cut) -> list[Record]:
+        position = action.position
+        if position is None:
+            span = len(self.deck) - 2 * MIN_CUT_PART + 1
+            position = MIN_CUT_PART + self.rng.randbelow(span)
+        deck = self.deck[position:] + self.deck[:position]
+        records = [Record("cut", seat, {"position": position, "random": action.position is None})]
+        for p in self.players.values():
+            p.hand = []
+        for _ in range(HAND_SIZE):
+            for s in self.order:
+                self.players[s].hand.append(deck.pop(0))
+        up_card = deck.pop(0)
+        self.discard_pile = [up_card]
+        self.stock = deck[::-1]
+        self.deck = []
+        for s in self.order:
+            records.append(Record("deal", s, {"cards": HAND_SIZE}, {"hand": [str(c) for c in self.players[s].hand]}))
+        records.append(Record("up_card", None, {"card": str(up_card), "stock": len(self.stock)}))
+        self.phase = PLAY
+        self.turn_index = 0
+        self.step = DRAW
+        self.taken_from_discard = None
+        return records
+
+    def _orbit(self) -> int:
+        """The orbit (1-based) the current turn belongs to."""
+        return self.players[self.order[self.turn_index]].turns_taken + 1
+
+    def _end_turn(self, seat: int) -> list[Record]:
+        records: list[Record] = []
+        player = self.players[seat]
+        player.turns_taken += 1
+        self.taken_from_discard = None
+        self.step = DRAW
+        if not self.stock:
+            records += self._reshuffle()
+        dealer_done = self.turn_index == len(self.order) - 1
+        if dealer_done and (player.turns_taken >= self.settings.turns or self.called_by is not None):
+            self.phase = SHOWDOWN
+            records.append(Record("showdown", None, {"seats": list(self.order)}))
+            return records
+        self.turn_index = 0 if dealer_done else self.turn_index + 1
+        return records
+
+    def _reshuffle(self) -> list[Record]:
+        """Rebuild the stock from the discard pile, keeping its top card face up.
+
+        If the pile is too small (only possible during long tie-break draws),
+        the earlier tie-break cards are shuffled in too so a card can always be drawn.
+        """
+        if len(self.discard_pile) >= 2:
+            top = self.discard_pile.pop()
+            pool, self.discard_pile = self.discard_pile, [top]
+        else:
+            pool = self.discard_pile + self.tiebreak_cards
+            self.discard_pile, self.tiebreak_cards = [], []
+        self.rng.shuffle(pool)
+        self.stock = pool
+        return [Record("reshuffle", None, {"stock": len(self.stock), "up_card": str(self.discard_pile[-1]) if self.discard_pile else None})]
+
+    def _draw_from_stock(self) -> Card:
+        if not self.stock:
+            self._reshuffle()
+        return self.stock.pop()
+
+    def _submit_split(self, seat: int, split: Split) -> list[Record]:
+        self.players[seat].split = split
+        records = [Record("split_in", seat, {}, {"down": [str(c) for c in split.down], "back": [str(c) for c in split.back]})]
+        if all(self.players[s].split is not None for s in self.order):
+            records += self._resolve_showdown()
+        return records
+
+    def _resolve_showdown(self) -> list[Record]:
+        records: list[Record] = []
+        reveal = []
+        for s in self.order:
+            split = self.players[s].split
+            assert split is not None
+            down, back = evaluate4(split.down), evaluate3(split.back)
+            reveal.append({
+                "seat": s, "down": [str(c) for c in split.down], "back": [str(c) for c in split.back],
+                "down_name": down.name, "back_name": back.name,
+            })
+            records.append(Record("reveal", s, dict(reveal[-1])))
+        down_winner, down_draws = self._compare([evaluate4(self.players[s].split.down).key for s in self.order], "down")  # type: ignore[union-attr]
+        back_winner, back_draws = self._compare([evaluate3(self.players[s].split.back).key for s in self.order], "back")  # type: ignore[union-attr]
+        pot = self.pot
+        winner = down_winner if down_winner == back_winner else None
+        if winner is not None:
+            self.players[winner].stack += pot
+            self.pot = 0
+            for p in self.players.values():
+                p.contributed = 0
+        self.showdown = {
+            "round": self.round_no, "reveal": reveal,
+            "down_winner": down_winner, "back_winner": back_winner,
+            "down_draws": down_draws, "back_draws": back_draws,
+            "pot": pot, "winner": winner, "carried": 0 if winner is not None else pot,
+        }
+        records.append(Record("result", winner, dict(self.showdown)))
+        self.phase = WAITING
+        if len(self.can_pay()) < MIN_PLAYERS:
+            records += self._end_game("fewer than 2 players can pay the ante")
+        return records
+
+    def _compare(self, keys: list[tuple[int, ...]], which: str) -> tuple[int, list[list[dict[str, Any]]]]:
+        """Winner of one comparison, with any tie-break draws (face up from the stock)."""
+        best = max(keys)
+        tied = [s for s, k in zip(self.order, keys) if k == best]
+        draws: list[list[dict[str, Any]]] = []
+        while len(tied) > 1:
+            drawn = {s: self._draw_from_stock() for s in tied}
+            self.tiebreak_cards += drawn.values()
+            draws.append([{"seat": s, "card": str(card)} for s, card in drawn.items()])
+            top = max(card.rank for card in drawn.values())
+            tied = [s for s, card in drawn.items() if card.rank == top]
+        return tied[0], draws
+
+    def _end_game(self, reason: str) -> list[Record]:
+        refunds = {}
+        for p in self.players.values():
+            if p.contributed:
+                refunds[p.seat] = p.contributed
+                p.stack += p.contributed
+                p.contributed = 0
+        self.pot = 0
+        self.phase = OVER
+        ranked = sorted(self.players.values(), key=lambda p: (-p.stack, p.seat))
+        self.standings = [
+            {"seat": p.seat, "name": p.name, "stack": p.stack, "brought": self._brought_by(p.seat)}
+            for p in ranked
+        ]
+        return [Record("game_over", None, {"reason": reason, "refunds": refunds, "standings": self.standings})]
+
+    def _brought_by(self, seat: int) -> int:
+        return next(stack for s, _, stack in self.initial_players if s == seat)
+
+    # ----------------------------------------------------------- persistence
+
+    def to_data(self) -> dict[str, Any]:
+        """The full state as plain data (msgpack/JSON friendly)."""
+        return {
+            "settings": self.settings.to_data(),
+            "rng": self.rng.to_data(),
+            "initial_rng": self.initial_rng,
+            "initial_players": [list(p) for p in self.initial_players],
+            "brought": self.brought,
+            "players": [p.to_data() for p in self.players.values()],
+            "phase": self.phase, "round_no": self.round_no, "dealer": self.dealer,
+            "cutter": self.cutter, "order": list(self.order),
+            "deck": [str(c) for c in self.deck], "stock": [str(c) for c in self.stock],
+            "discard_pile": [str(c) for c in self.discard_pile],
+            "tiebreak_cards": [str(c) for c in self.tiebreak_cards],
+            "turn_index": self.turn_index, "step": self.step,
+            "taken_from_discard": str(self.taken_from_discard) if self.taken_from_discard else None,
+            "called_by": self.called_by, "pot": self.pot,
+            "round_discards": [[s, str(c)] for s, c in self.round_discards],
+            "showdown": self.showdown,
+            "round_log": [r.to_data() for r in self.round_log],
+            "history": [[s, a] for s, a in self.history],
+            "standings": self.standings,
+        }
+
+    @classmethod
+    def from_data(cls, data: dict[str, Any]) -> "Game":
+        game = cls.__new__(cls)
+        cards = lambda items: [Card.parse(c) for c in items]  # noqa: E731
+        game.settings = Settings.from_data(data["settings"])
+        game.rng = HashRng.from_data(data["rng"])
+        game.initial_rng = data["initial_rng"]
+        game.initial_players = [tuple(p) for p in data["initial_players"]]
+        game.brought = data["brought"]
+        game.players = {p["seat"]: Player.from_data(p) for p in data["players"]}
+        game.phase, game.round_no, game.dealer = data["phase"], data["round_no"], data["dealer"]
+        game.cutter, game.order = data["cutter"], list(data["order"])
+        game.deck, game.stock = cards(data["deck"]), cards(data["stock"])
+        game.discard_pile, game.tiebreak_cards = cards(data["discard_pile"]), cards(data["tiebreak_cards"])
+        game.turn_index, game.step = data["turn_index"], data["step"]
+        taken = data["taken_from_discard"]
+        game.taken_from_discard = Card.parse(taken) if taken else None
+        game.called_by, game.pot = data["called_by"], data["pot"]
+        game.round_discards = [(s, Card.parse(c)) for s, c in data["round_discards"]]
+        game.showdown = data["showdown"]
+        game.round_log = [Record.from_data(r) for r in data["round_log"]]
+        game.history = [(s, a) for s, a in data["history"]]
+        game.standings = data["standings"]
+        return game
+
+    @classmethod
+    def replay(
+        cls,
+        settings: Settings,
+        players: Sequence[tuple[int, str] | tuple[int, str, int]],
+        rng_data: dict[str, Any],
+        history: Iterable[tuple[int | None, dict[str, Any]]],
+    ) -> "Game":
+        """Rebuild a game from its starting RNG state and action history."""
+        game = cls(settings, players, HashRng.from_data(rng_data))
+        for seat, action in history:
+            game.apply(seat, action_from_data(action))
+        return game
+

@@ -1,0 +1,63 @@
+"""The game's only source of chance: a seeded, replayable, unpredictable RNG.
+
+A game must replay bit for bit from its seed and actions (for tests, crash
+recovery and hand histories), yet nobody who watches the cards must be able to
+predict the stock. A Mersenne Twister fails the second need, so we draw from
+SHA-256 in counter mode: deterministic given the secret seed, and as hard to
+predict as SHA-256 without it. The server seeds it from ``secrets``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import secrets
+from typing import Any, MutableSequence, Protocol, TypeVar
+
+T = TypeVar("T")
+
+
+class Rng(Protocol):
+    """What the engine needs from randomness: a uniform integer below ``n``."""
+
+    def randbelow(self, n: int) -> int: ...
+
+
+class HashRng:
+    """SHA-256 counter-mode generator; its whole state is ``(seed, counter)``."""
+
+    __slots__ = ("seed", "counter")
+
+    def __init__(self, seed: bytes | str | int | None = None, counter: int = 0) -> None:
+        if seed is None:
+            seed = secrets.token_bytes(32)
+        elif isinstance(seed, int):
+            seed = seed.to_bytes((seed.bit_length() + 8) // 8, "big", signed=True)
+        elif isinstance(seed, str):
+            seed = seed.encode()
+        self.seed: bytes = seed
+        self.counter = counter
+
+    def randbelow(self, n: int) -> int:
+        """Uniform in ``range(n)`` by rejection sampling (no modulo bias)."""
+        if n <= 0:
+            raise ValueError("randbelow needs n > 0")
+        bits = n.bit_length()
+        while True:
+            block = hashlib.sha256(self.seed + self.counter.to_bytes(8, "big")).digest()
+            self.counter += 1
+            value = int.from_bytes(block, "big") >> (256 - bits)
+            if value < n:
+                return value
+
+    def shuffle(self, items: MutableSequence[T]) -> None:
+        """Fisher–Yates in place."""
+        for i in range(len(items) - 1, 0, -1):
+            j = self.randbelow(i + 1)
+            items[i], items[j] = items[j], items[i]
+
+    def to_data(self) -> dict[str, Any]:
+        return {"seed": self.seed.hex(), "counter": self.counter}
+
+    @classmethod
+    def from_data(cls, data: dict[str, Any]) -> "HashRng":
+        return cls(bytes.fromhex(data["seed"]), data["counter"])

@@ -1,0 +1,78 @@
+"""What one seat may know: the only game data that ever leaves the server.
+
+Information hiding is decided here and nowhere else. A view holds the seat's
+own hand and everything public (stacks, pot, dealer, whose turn, the discard
+pile and the round's discards, card counts, the public log). Other hands and
+the stock order never appear; splits appear only once the showdown reveals
+them together.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .game import CUT, DISCARD, MIN_CUT_PART, PLAY, SHOWDOWN, Game
+
+LOG_LENGTH = 40
+
+
+def legal_summary(game: Game, seat: int) -> list[dict[str, Any]]:
+    """The seat's legal actions in compact form (a cut range, the discardable cards)."""
+    if seat not in game.to_act():
+        return []
+    if game.phase == CUT:
+        return [{"kind": "cut", "min": MIN_CUT_PART, "max": len(game.deck) - MIN_CUT_PART}]
+    if game.phase == SHOWDOWN:
+        return [{"kind": "split"}]
+    summary: list[dict[str, Any]] = []
+    if game.step == DISCARD:
+        cards = [str(c) for c in game.players[seat].hand if c != game.taken_from_discard]
+        summary.append({"kind": "discard", "cards": cards})
+    else:
+        summary.append({"kind": "take_stock"})
+        if game.discard_pile:
+            summary.append({"kind": "take_discard"})
+        if game.settings.no_take_back:
+            summary.append({"kind": "skip"})
+    if game.can_call_end():
+        summary.append({"kind": "call_end"})
+    return summary
+
+
+def view_for(game: Game, seat: int | None) -> dict[str, Any]:
+    """The view of ``seat``; ``None`` (or a seat not at the table) gets the spectator view."""
+    me = game.players.get(seat) if seat is not None else None
+    viewer = me.seat if me else None
+    view: dict[str, Any] = {
+        "seat": viewer,
+        "phase": game.phase,
+        "round": game.round_no,
+        "dealer": game.dealer,
+        "cutter": game.cutter,
+        "turn": game.turn_seat,
+        "step": game.step if game.phase == PLAY else None,
+        "to_act": game.to_act(),
+        "settings": game.settings.to_data(),
+        "players": [
+            {
+                "seat": p.seat, "name": p.name, "stack": p.stack, "cards": len(p.hand),
+                "in_round": p.in_round, "out": p.out, "away": p.away,
+                "turns_taken": p.turns_taken, "contributed": p.contributed,
+                "submitted": game.phase == SHOWDOWN and p.split is not None,
+            }
+            for p in game.players.values()
+        ],
+        "pot": game.pot,
+        "stock_count": len(game.stock),
+        "discard_pile": [str(c) for c in game.discard_pile],
+        "round_discards": [{"seat": s, "card": str(c)} for s, c in game.round_discards],
+        "called_by": game.called_by,
+        "legal": legal_summary(game, viewer) if viewer is not None else [],
+        "log": [r.for_seat(viewer) for r in game.round_log[-LOG_LENGTH:]],
+        "showdown": game.showdown,
+        "standings": game.standings,
+    }
+    if me is not None:
+        view["hand"] = [str(c) for c in me.hand]
+        view["split"] = me.split.to_data() if me.split and game.phase == SHOWDOWN else None
+    return view
