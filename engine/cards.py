@@ -8,7 +8,6 @@ the fast evaluator tables use.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from enum import Enum, IntEnum
 from typing import Iterable
 
@@ -86,19 +85,36 @@ class CardParseError(ValueError):
     """Raised for text that is not a card; the message names the bad input."""
 
 
-@dataclass(frozen=True, slots=True)
 class Card:
+    """One playing card. Immutable; equal cards compare and hash by ``index``."""
+
+    __slots__ = ("rank", "suit", "index", "_text")
     rank: Rank
     suit: Suit
+    index: int  # stable position 0..51 (rank-major), used by lookup tables
 
-    @property
-    def index(self) -> int:
-        """Stable position 0..51 (rank-major), used by lookup tables."""
-        return (self.rank - 1) * 4 + self.suit.index
+    def __init__(self, rank: Rank, suit: Suit) -> None:
+        set_ = object.__setattr__
+        set_(self, "rank", Rank(rank))
+        set_(self, "suit", Suit(suit))
+        set_(self, "index", (self.rank - 1) * 4 + _SUIT_INDEX[self.suit])
+        set_(self, "_text", self.rank.symbol + self.suit.value)
+
+    def __setattr__(self, name: str, value: object) -> None:
+        raise AttributeError("cards are immutable")
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Card) and other.index == self.index
+
+    def __hash__(self) -> int:
+        return self.index
+
+    def __reduce__(self):
+        return (Card, (self.rank, self.suit))
 
     @property
     def is_face(self) -> bool:
-        return self.rank.is_face
+        return self.rank >= Rank.JACK
 
     @classmethod
     def parse(cls, text: str) -> "Card":
@@ -115,7 +131,7 @@ class Card:
         return DECK[index]
 
     def __str__(self) -> str:
-        return self.rank.symbol + self.suit.value
+        return self._text
 
     def __repr__(self) -> str:
         return f"Card({str(self)!r})"

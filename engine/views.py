@@ -39,13 +39,26 @@ def legal_summary(game: Game, seat: int) -> list[dict[str, Any]]:
     return summary
 
 
+def decision_view(game: Game, seat: int) -> dict[str, Any]:
+    """The part of a seat's view a decision needs: cheap enough for bots every turn."""
+    me = game.players[seat]
+    return {
+        "seat": seat,
+        "phase": game.phase,
+        "hand": [str(c) for c in me.hand],
+        "discard_pile": [str(c) for c in game.discard_pile],
+        "legal": legal_summary(game, seat),
+    }
+
+
 def view_for(game: Game, seat: int | None) -> dict[str, Any]:
-    """The view of ``seat``; ``None`` (or a seat not at the table) gets the spectator view."""
+    """The full view of ``seat``; ``None`` (or a seat not at the table) gets the spectator view."""
     me = game.players.get(seat) if seat is not None else None
     viewer = me.seat if me else None
-    view: dict[str, Any] = {
-        "seat": viewer,
-        "phase": game.phase,
+    view: dict[str, Any] = decision_view(game, viewer) if viewer is not None else {
+        "seat": None, "phase": game.phase, "discard_pile": [str(c) for c in game.discard_pile], "legal": [],
+    }
+    view.update({
         "round": game.round_no,
         "dealer": game.dealer,
         "cutter": game.cutter,
@@ -64,15 +77,12 @@ def view_for(game: Game, seat: int | None) -> dict[str, Any]:
         ],
         "pot": game.pot,
         "stock_count": len(game.stock),
-        "discard_pile": [str(c) for c in game.discard_pile],
         "round_discards": [{"seat": s, "card": str(c)} for s, c in game.round_discards],
         "called_by": game.called_by,
-        "legal": legal_summary(game, viewer) if viewer is not None else [],
         "log": [r.for_seat(viewer) for r in game.round_log[-LOG_LENGTH:]],
         "showdown": game.showdown,
         "standings": game.standings,
-    }
+    })
     if me is not None:
-        view["hand"] = [str(c) for c in me.hand]
         view["split"] = me.split.to_data() if me.split and game.phase == SHOWDOWN else None
     return view
