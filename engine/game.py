@@ -482,10 +482,10 @@ class Game:
         return tied[0], draws
 
     def _end_game(self, reason: str) -> list[Record]:
-        refunds = {}
+        refunds = []
         for p in self.players.values():
             if p.contributed:
-                refunds[p.seat] = p.contributed
+                refunds.append({"seat": p.seat, "chips": p.contributed})
                 p.stack += p.contributed
                 p.contributed = 0
         self.pot = 0

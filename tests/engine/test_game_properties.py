@@ -30,6 +30,20 @@ def strings_in(obj) -> set[str]:
     return found
 
 
+def assert_plain_data(obj) -> None:
+    """Views cross the wire as msgpack maps with string keys only."""
+    stack = [obj]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, dict):
+            assert all(isinstance(k, str) for k in item), f"non-string key in {item}"
+            stack.extend(item.values())
+        elif isinstance(item, (list, tuple)):
+            stack.extend(item)
+        else:
+            assert item is None or isinstance(item, (str, int, bool)), f"not plain data: {item!r}"
+
+
 def publicly_seen(records: list[Record]) -> set[str]:
     return strings_in([r.for_seat(None) for r in records])
 
@@ -44,6 +58,7 @@ def check_invariants(game: Game, seen_by: dict[int, set[str]], public: set[str])
     stock = {str(c) for c in game.stock}
     for seat in [None, *game.players]:
         view = view_for(game, seat)
+        assert_plain_data(view)
         text = strings_in(view)
         assert "stock" not in view
         if seat is not None:

@@ -1,0 +1,236 @@
+"""Sockets: the accept loop and one session per connection.
+
+A session reads with deadlines (hello, idle), feeds bytes to the sans-I/O
+:class:`protocol.Connection`, rate-limits requests, and hands each request to
+the lobby. Writes never block a broadcast: ``push`` appends to the transport's
+buffer and a peer whose unread backlog passes ``max_backlog`` is cut off, so a
+client that stops reading costs bounded memory and delays nobody.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from dataclasses import dataclass
+
+from protocol import Connection, LocalProtocolError, RemoteProtocolError
+from protocol import messages as m
+
+from .errors import RequestError
+from .lobby import Lobby
+
+log = logging.getLogger(__name__)
+
+
+@dataclass
+class NetConfig:
+    hello_timeout: float = 10.0
+    idle_timeout: float = 60.0
+    max_connections: int = 1000
+    max_backlog: int = 1 << 20  # bytes queued to one peer before it is dropped
+    rate: float = 20.0  # sustained requests per second
+    burst: float = 40.0
+    max_rate_errors: int = 100  # a flood past this is disconnected
+    chat_rate: float = 1.0
+    chat_burst: float = 5.0
+
+
+class TokenBucket:
+    """``rate`` events per second on average, ``burst`` at once."""
+
+    def __init__(self, rate: float, burst: float) -> None:
+        self.rate, self.burst = rate, burst
+        self.tokens = burst
+        self.stamp = time.monotonic()
+
+    def take(self) -> bool:
+        now = time.monotonic()
+        self.tokens = min(self.burst, self.tokens + (now - self.stamp) * self.rate)
+        self.stamp = now
+        if self.tokens >= 1:
+            self.tokens -= 1
+            return True
+        return False
+
+
+class ClientSession:
+    def __init__(self, server: "GameServer", reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        self.server = server
+        self.reader = reader
+        self.writer = writer
+        self.conn = Connection("server")
+        self.player_id: str | None = None
+        self.closed = False
+        self.requests = TokenBucket(server.net.rate, server.net.burst)
+        self.chats = TokenBucket(server.net.chat_rate, server.net.chat_burst)
+        self.rate_errors = 0
+        peer = writer.get_extra_info("peername")
+        self.peer = f"{peer[0]}:{peer[1]}" if isinstance(peer, tuple) else str(peer)
+
+    # ------------------------------------------------------------ writing
+
+    def push(self, message: m.Message) -> None:
+        """Queue a message; drop the peer instead of buffering without bound."""
+        if self.closed:
+            return
+        try:
+            data = self.conn.send(message)
+        except LocalProtocolError:
+            log.exception("%s: refusing to send %s", self.peer, message.type)
+            return
+        self.writer.write(data)
+        transport = self.writer.transport
+        if transport.get_write_buffer_size() > self.server.net.max_backlog:
+            log.warning("%s: not reading (%d bytes queued); disconnecting", self.peer, transport.get_write_buffer_size())
+            self.abort()
+
+    def close_with(self, reason: str, message: str) -> None:
+        """Say goodbye and close (the peer may still read what was queued)."""
+        if self.closed:
+            return
+        self.push(m.Bye(reason=reason, message=message))
+        self.closed = True
+        self.writer.close()
+
+    def abort(self) -> None:
+        self.closed = True
+        self.writer.transport.abort()
+
+    # ------------------------------------------------------------ reading
+
+    async def run(self) -> None:
+        try:
+            await self._read_loop()
+        except (ConnectionError, asyncio.IncompleteReadError):
+            pass
+        finally:
+            self.closed = True
+            if self.player_id is not None:
+                self.server.lobby.disconnected(self.player_id, self)
+            if not self.writer.is_closing():
+                self.writer.close()
+
+    async def _read_loop(self) -> None:
+        net = self.server.net
+        while not self.closed:
+            timeout = net.hello_timeout if self.player_id is None else net.idle_timeout
+            try:
+                data = await asyncio.wait_for(self.reader.read(65536), timeout)
+            except (TimeoutError, asyncio.TimeoutError):
+                if self.player_id is None:
+                    self.close_with("hello_timeout", f"no hello within {net.hello_timeout:g} s")
+                else:
+                    self.close_with("idle", f"nothing heard for {net.idle_timeout:g} s (send ping)")
+                return
+            if not data:
+                return
+            self.conn.receive_data(data)
+            try:
+                for message in self.conn:
+                    self._dispatch(message)
+                    if self.closed:
+                        return
+            except RemoteProtocolError as exc:
+                self.push(m.Error.from_exception(exc))
+                self.close_with("protocol_error", exc.message[:1000])
+                return
+
+    def _dispatch(self, message: m.Message) -> None:
+        request_id = getattr(message, "id", None)
+        if not self.requests.take():
+            self.rate_errors += 1
+            if self.rate_errors > self.server.net.max_rate_errors:
+                self.close_with("rate_limited", "too many requests")
+            else:
+                self.push(m.Error(id=request_id, code="rate_limited", message="too many requests; slow down"))
+            return
+        if isinstance(message, m.Hello):
+            self._hello(message)
+            return
+        if isinstance(message, m.Chat) and not self.chats.take():
+            self.push(m.Error(id=request_id, code="rate_limited", message="chat is limited to one message a second"))
+            return
+        assert self.player_id is not None
+        self.push(self.server.lobby.handle(self.player_id, message))
+
+    def _hello(self, message: m.Hello) -> None:
+        if self.server.shutting_down:
+            self.push(m.Error(id=message.id, code="shutting_down", message="the server is shutting down"))
+            self.close_with("shutting_down", "the server is shutting down")
+            return
+        try:
+            welcome = self.server.lobby.hello(self, message)
+        except RequestError as exc:
+            self.push(m.Error(id=message.id, code=exc.code, message=exc.message))
+            self.close_with(exc.code, exc.message)
+            return
+        self.player_id = welcome.player_id
+        self.push(welcome)
+        self.server.lobby.welcomed(welcome.player_id)
+
+
+class GameServer:
+    def __init__(self, lobby: Lobby, net: NetConfig | None = None) -> None:
+        self.lobby = lobby
+        self.net = net or NetConfig()
+        self.sessions: set[ClientSession] = set()
+        self.shutting_down = False
+        self._server: asyncio.base_events.Server | None = None
+        self._tasks: set[asyncio.Task[None]] = set()
+
+    async def start(self, host: str, port: int) -> None:
+        self._server = await asyncio.start_server(self._accept, host, port, limit=1 << 16)
+
+    @property
+    def port(self) -> int:
+        assert self._server is not None
+        return self._server.sockets[0].getsockname()[1]
+
+    @property
+    def addresses(self) -> list[str]:
+        assert self._server is not None
+        return [f"{s.getsockname()[0]}:{s.getsockname()[1]}" for s in self._server.sockets]
+
+    async def _accept(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        if self.shutting_down or len(self.sessions) >= self.net.max_connections:
+            conn = Connection("server")
+            code = "shutting_down" if self.shutting_down else "server_full"
+            text = "the server is shutting down" if self.shutting_down else "the server has too many connections"
+            writer.write(conn.send(m.Error(id=None, code=code, message=text)))
+            writer.write(conn.send(m.Bye(reason=code, message=text)))
+            writer.close()
+            return
+        session = ClientSession(self, reader, writer)
+        self.sessions.add(session)
+        task = asyncio.current_task()
+        if task is not None:
+            self._tasks.add(task)
+        try:
+            await session.run()
+        except Exception:  # a bug in one session must not take the server down
+            log.exception("%s: session failed", session.peer)
+        finally:
+            self.sessions.discard(session)
+            if task is not None:
+                self._tasks.discard(task)
+
+    async def serve_forever(self) -> None:
+        assert self._server is not None
+        await self._server.serve_forever()
+
+    async def close(self, grace: float = 3.0) -> None:
+        """Tell every client we are going, then close within ``grace`` seconds."""
+        self.shutting_down = True
+        if self._server is not None:
+            self._server.close()
+        for session in list(self.sessions):
+            session.close_with("shutting_down", "the server is shutting down")
+        self.lobby.close()
+        tasks = list(self._tasks)
+        if tasks:
+            done, pending = await asyncio.wait(tasks, timeout=grace)
+            for task in pending:
+                task.cancel()
+        for session in list(self.sessions):
+            session.abort()

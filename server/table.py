@@ -1,0 +1,459 @@
+"""One table: seats, spectators, the engine game, deadlines, bots and broadcasts.
+
+Everything here runs on the event loop thread and never awaits while it changes
+state, so each request or timer callback is one atomic step: no locks needed.
+The engine decides every rule; the table only decides *when* (deadlines, bot
+pacing, the pause between rounds) and *who hears what* (the engine's views).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+import logging
+import time
+from collections import deque
+from dataclasses import dataclass
+from typing import Any, Callable, Protocol
+
+from engine.actions import Action, EndGame, Record, SetAway, StartRound, action_from_data
+from engine.bots import baseline_action, timeout_action
+from engine.errors import EngineError, IllegalAction, InvalidAction, NotYourTurn
+from engine.game import OVER, PLAY, WAITING, Game, Settings
+from engine.rng import HashRng
+from engine.views import decision_view, view_for
+from protocol import messages as m
+
+from .errors import RequestError
+from .text import CHAT_MAX, clean_text
+
+log = logging.getLogger(__name__)
+
+BOT_NAMES = ["Ada (bot)", "Bert (bot)", "Cleo (bot)", "Dot (bot)", "Eli (bot)"]
+CHAT_KEEP = 50
+HISTORY_KEEP = 100
+
+
+class Hub(Protocol):
+    """What a table needs from the server around it."""
+
+    def send(self, player_id: str, message: m.Message) -> None: ...
+    def is_connected(self, player_id: str) -> bool: ...
+    def tables_changed(self) -> None: ...
+    def table_finished(self, table: "Table") -> None: ...
+
+
+@dataclass
+class TableConfig:
+    turn_timeout: float = 60.0
+    bot_delay: float = 0.6
+    away_delay: float = 0.3
+    round_pause: float = 6.0
+
+
+@dataclass
+class SeatInfo:
+    seat: int
+    name: str
+    player_id: str | None = None  # None for a bot
+    left: bool = False  # the player left a running game: auto-played, seat held
+
+    @property
+    def bot(self) -> bool:
+        return self.player_id is None
+
+
+class Table:
+    def __init__(
+        self,
+        table_id: str,
+        name: str,
+        settings: m.TableSettings,
+        host_id: str,
+        private_code: str | None,
+        hub: Hub,
+        config: TableConfig,
+        rng_factory: Callable[[], HashRng] = HashRng,
+    ) -> None:
+        self.table_id = table_id
+        self.name = name
+        self.settings = settings
+        self.host_id = host_id
+        self.private_code = private_code
+        self.hub = hub
+        self.config = config
+        self.rng_factory = rng_factory
+        self.seats: dict[int, SeatInfo] = {}
+        self.spectators: set[str] = set()
+        self.game: Game | None = None
+        self.chat_log: deque[m.ChatMessage] = deque(maxlen=CHAT_KEEP)
+        self.history: deque[dict[str, Any]] = deque(maxlen=HISTORY_KEEP)
+        self.chip_history: list[dict[int, int]] = []
+        self.deadline_at: float | None = None
+        self._decision: tuple | None = None
+        self._deadline_handle: asyncio.TimerHandle | None = None
+        self._bot_handle: asyncio.TimerHandle | None = None
+        self._round_handle: asyncio.TimerHandle | None = None
+        self._loop = asyncio.get_running_loop()
+
+    # ------------------------------------------------------------ state
+
+    @property
+    def state(self) -> str:
+        if self.game is None:
+            return "waiting"
+        return "finished" if self.game.phase == OVER else "playing"
+
+    def seat_of(self, player_id: str) -> int | None:
+        for info in self.seats.values():
+            if info.player_id == player_id:
+                return info.seat
+        return None
+
+    def members(self) -> list[str]:
+        seated = [i.player_id for i in self.seats.values() if i.player_id is not None]
+        return seated + sorted(self.spectators)
+
+    def summary(self) -> m.TableSummary:
+        host = self.seat_of(self.host_id)
+        return m.TableSummary(
+            table_id=self.table_id,
+            name=self.name,
+            host=self.seats[host].name if host is not None else None,
+            seats=self.settings.seats,
+            players=tuple(
+                m.PlayerSummary(seat=i.seat, name=i.name, bot=i.bot, connected=self._connected(i))
+                for i in sorted(self.seats.values(), key=lambda i: i.seat)
+            ),
+            settings=self.settings,
+            state=self.state,
+            private=self.private_code is not None,
+            spectators=len(self.spectators),
+        )
+
+    def _connected(self, info: SeatInfo) -> bool:
+        return info.bot or (not info.left and self.hub.is_connected(info.player_id))  # type: ignore[arg-type]
+
+    # ------------------------------------------------------------ membership
+
+    def join(self, player_id: str, name: str, seat: int | None) -> int:
+        held = self.seat_of(player_id)
+        if held is not None:  # coming back to a held seat
+            self.seats[held].left = False
+            self.spectators.discard(player_id)
+            if self.game is not None and self.game.phase != OVER and self.game.players[held].away:
+                self._apply(None, SetAway(held, False))
+            self.broadcast()
+            return held
+        if self.game is not None:
+            raise RequestError("game_running", "the game has started; you can watch instead")
+        free = [s for s in range(self.settings.seats) if s not in self.seats]
+        if not free:
+            raise RequestError("table_full", f"all {self.settings.seats} seats are taken")
+        if seat is None:
+            seat = free[0]
+        elif seat not in free:
+            raise RequestError("table_full", f"seat {seat} is not free (free seats: {free})")
+        self.spectators.discard(player_id)
+        self.seats[seat] = SeatInfo(seat, name, player_id)
+        self.broadcast()
+        return seat
+
+    def watch(self, player_id: str) -> None:
+        if self.seat_of(player_id) is not None:
+            raise RequestError("bad_request", "you are seated at this table; leave it to watch")
+        self.spectators.add(player_id)
+        self.broadcast()
+
+    def leave(self, player_id: str) -> None:
+        """Leave: before the game the seat is freed; during it the seat is held and auto-played."""
+        self.spectators.discard(player_id)
+        seat = self.seat_of(player_id)
+        if seat is not None:
+            if self.game is None or self.game.phase == OVER:
+                del self.seats[seat]
+            else:
+                self.seats[seat].left = True
+                if not self.game.players[seat].away:
+                    self._apply(None, SetAway(seat, True))
+        if player_id == self.host_id:
+            humans = [i.player_id for i in self.seats.values() if i.player_id and not i.left]
+            if humans:
+                self.host_id = humans[0]  # type: ignore[assignment]
+        self.broadcast()
+
+    def is_empty(self) -> bool:
+        return not self.spectators and all(i.bot or i.left for i in self.seats.values())
+
+    def add_bot(self, player_id: str) -> int:
+        self._require_host(player_id)
+        if self.game is not None:
+            raise RequestError("game_running", "bots can only be added before the game starts")
+        free = [s for s in range(self.settings.seats) if s not in self.seats]
+        if not free:
+            raise RequestError("table_full", f"all {self.settings.seats} seats are taken")
+        used = {i.name for i in self.seats.values()}
+        name = next(n for n in itertools.chain(BOT_NAMES, (f"Bot {k}" for k in itertools.count(2))) if n not in used)
+        self.seats[free[0]] = SeatInfo(free[0], name)
+        self.broadcast()
+        return free[0]
+
+    def remove_bot(self, player_id: str, seat: int) -> None:
+        self._require_host(player_id)
+        if self.game is not None:
+            raise RequestError("game_running", "bots can only be removed before the game starts")
+        if seat not in self.seats or not self.seats[seat].bot:
+            raise RequestError("bad_request", f"there is no bot at seat {seat}")
+        del self.seats[seat]
+        self.broadcast()
+
+    def _require_host(self, player_id: str) -> None:
+        if player_id != self.host_id:
+            raise RequestError("not_host", "only the table's host can do that")
+
+    # ------------------------------------------------------------ the game
+
+    def start(self, player_id: str) -> None:
+        self._require_host(player_id)
+        if self.game is not None:
+            raise RequestError("game_running", "the game has already started")
+        if len(self.seats) < 2:
+            raise RequestError("not_enough_players", "at least 2 seated players are needed to start")
+        settings = Settings(
+            ante=self.settings.ante, stack=self.settings.stack, turns=self.settings.turns,
+            early_call=self.settings.early_call, no_take_back=self.settings.no_take_back,
+        )
+        players = [(i.seat, i.name) for i in sorted(self.seats.values(), key=lambda i: i.seat)]
+        self.game = Game(settings, players, self.rng_factory())
+        self.chip_history = [self._stacks()]
+        self._apply(None, StartRound())
+        self.broadcast()
+
+    def end(self, player_id: str) -> None:
+        self._require_host(player_id)
+        if self.game is None or self.game.phase == OVER:
+            raise RequestError("bad_request", "there is no game running to end")
+        self._apply(None, EndGame())
+        self.broadcast()
+
+    def act(self, player_id: str, data: dict[str, Any]) -> None:
+        seat = self.seat_of(player_id)
+        if seat is None or self.game is None:
+            raise RequestError("not_seated", "you are not playing at this table")
+        try:
+            action = action_from_data(data)
+        except InvalidAction as exc:
+            raise RequestError("bad_message", str(exc)) from None
+        if isinstance(action, (StartRound, EndGame, SetAway)):
+            raise RequestError("illegal_action", f"{action.kind} is not a player action")
+        self._apply(seat, action)
+        self.broadcast()
+
+    def sit_out(self, player_id: str, away: bool) -> None:
+        seat = self.seat_of(player_id)
+        if seat is None or self.game is None or self.game.phase == OVER:
+            raise RequestError("not_seated", "you are not in a running game at this table")
+        if self.game.players[seat].away != away:
+            self._apply(None, SetAway(seat, away))
+        self.broadcast()
+
+    def _apply(self, seat: int | None, action: Action) -> list[Any]:
+        assert self.game is not None
+        try:
+            records = self.game.apply(seat, action)
+        except NotYourTurn as exc:
+            raise RequestError("not_your_turn", exc.reason) from None
+        except IllegalAction as exc:
+            raise RequestError("illegal_action", exc.reason) from None
+        except EngineError as exc:
+            raise RequestError("illegal_action", str(exc)) from None
+        self._after_records(records)
+        return records
+
+    def _after_records(self, records: list[Any]) -> None:
+        assert self.game is not None
+        for record in records:
+            if record.kind == "result":
+                self.history.append(dict(record.public) | {"stacks": self._stacks()})
+                self.chip_history.append(self._stacks())
+            elif record.kind == "game_over":
+                self.chip_history.append(self._stacks())
+        for player_id, seat in self._audience():
+            events = [r.for_seat(seat) for r in records]
+            self.hub.send(player_id, m.Event(table_id=self.table_id, events=tuple(events)))
+
+    def _stacks(self) -> dict[int, int]:
+        assert self.game is not None
+        return {s: p.stack for s, p in self.game.players.items()}
+
+    def _audience(self) -> list[tuple[str, int | None]]:
+        seated = [(i.player_id, i.seat) for i in self.seats.values() if i.player_id and not i.left]
+        return seated + [(p, None) for p in sorted(self.spectators)]  # type: ignore[misc]
+
+    # ------------------------------------------------------------ views
+
+    def view(self, seat: int | None) -> dict[str, Any]:
+        """The engine's view for ``seat`` plus table facts the engine does not know."""
+        if self.game is not None:
+            view = view_for(self.game, seat)
+        else:
+            view = {"seat": seat, "phase": "lobby", "players": [], "legal": [], "to_act": []}
+        by_seat = {p["seat"]: p for p in view["players"]}
+        for info in self.seats.values():
+            entry = by_seat.get(info.seat)
+            if entry is None:
+                entry = {"seat": info.seat, "name": info.name, "stack": self.settings.stack}
+                view["players"].append(entry)
+            entry["bot"] = info.bot
+            entry["connected"] = self._connected(info)
+        view["players"].sort(key=lambda p: p["seat"])
+        host = self.seat_of(self.host_id)
+        view["table"] = {
+            "table_id": self.table_id, "name": self.name, "state": self.state,
+            "host_seat": host, "seats": self.settings.seats, "spectators": len(self.spectators),
+            "private": self.private_code is not None,
+        }
+        view["deadline_ms"] = (
+            max(0, int((self.deadline_at - self._loop.time()) * 1000)) if self.deadline_at is not None else None
+        )
+        if self.state == "finished":
+            view["chip_history"] = [{str(k): v for k, v in row.items()} for row in self.chip_history]
+        return view
+
+    def send_view(self, player_id: str) -> None:
+        self.hub.send(player_id, m.View(table_id=self.table_id, view=self.view(self.seat_of(player_id))))
+
+    def broadcast(self) -> None:
+        """After any change: arm deadlines and bots, then tell everyone."""
+        self._schedule()
+        spectator_view: m.View | None = None
+        for player_id, seat in self._audience():
+            if seat is None:
+                spectator_view = spectator_view or m.View(table_id=self.table_id, view=self.view(None))
+                self.hub.send(player_id, spectator_view)
+            else:
+                self.hub.send(player_id, m.View(table_id=self.table_id, view=self.view(seat)))
+        self.hub.tables_changed()
+
+    # ------------------------------------------------------------ chat and history
+
+    def chat(self, player_id: str, name: str, text: str) -> None:
+        text = clean_text(text, CHAT_MAX + 1)
+        if not text:
+            raise RequestError("bad_request", "empty chat message")
+        if len(text) > CHAT_MAX:
+            raise RequestError("too_long", f"chat messages are limited to {CHAT_MAX} characters")
+        message = m.ChatMessage(
+            table_id=self.table_id, seat=self.seat_of(player_id), name=name, text=text, ts=int(time.time()),
+        )
+        self.chat_log.append(message)
+        for member, _ in self._audience():
+            self.hub.send(member, message)
+
+    def recent_history(self, limit: int) -> list[dict[str, Any]]:
+        return list(self.history)[-limit:]
+
+    # ------------------------------------------------------------ timing
+
+    def _schedule(self) -> None:
+        game = self.game
+        if game is None:
+            return
+        if game.phase == OVER:
+            self._cancel_all()
+            self.hub.table_finished(self)
+            return
+        if game.phase == WAITING:
+            self._set_deadline(None)
+            if self._round_handle is None:
+                self._round_handle = self._loop.call_later(self.config.round_pause, self._next_round)
+            return
+        to_act = game.to_act()
+        decision = (game.round_no, game.phase, game.turn_index, game.step if game.phase == PLAY else None)
+        if decision != self._decision:
+            self._decision = decision
+            humans = [s for s in to_act if not self.seats[s].bot and not game.players[s].away]
+            self._set_deadline(self.config.turn_timeout if humans else None)
+        automatic = [s for s in to_act if self.seats[s].bot or game.players[s].away]
+        if automatic and self._bot_handle is None:
+            delay = self.config.bot_delay if any(self.seats[s].bot for s in automatic) else self.config.away_delay
+            self._bot_handle = self._loop.call_later(delay, self._play_automatic)
+
+    def _set_deadline(self, seconds: float | None) -> None:
+        if self._deadline_handle is not None:
+            self._deadline_handle.cancel()
+            self._deadline_handle = None
+        if seconds is None:
+            self.deadline_at = None
+            return
+        self.deadline_at = self._loop.time() + seconds
+        self._deadline_handle = self._loop.call_later(seconds, self._on_deadline, self._decision)
+
+    def _cancel_all(self) -> None:
+        self._set_deadline(None)
+        for handle in (self._bot_handle, self._round_handle):
+            if handle is not None:
+                handle.cancel()
+        self._bot_handle = self._round_handle = None
+
+    def close(self) -> None:
+        self._cancel_all()
+
+    def _guarded(self, step: Callable[[], None]) -> None:
+        """Run a timer step; a bug here must not kill the loop or other tables."""
+        try:
+            step()
+        except Exception:  # pragma: no cover - a bug, logged with its traceback
+            log.exception("table %s: timer step failed", self.table_id)
+        self.broadcast()
+
+    def _next_round(self) -> None:
+        self._round_handle = None
+        game = self.game
+        if game is None or game.phase != WAITING or len(game.eligible_seats()) < 2:
+            return  # wait: a later change (someone coming back) schedules this again
+
+        def step() -> None:
+            self._decision = None
+            self._apply(None, StartRound())
+
+        self._guarded(step)
+
+    def _play_automatic(self) -> None:
+        self._bot_handle = None
+
+        def step() -> None:
+            game = self.game
+            if game is None or game.phase in (WAITING, OVER):
+                return
+            for seat in game.to_act():
+                if self.seats[seat].bot:
+                    self._apply(seat, baseline_action(decision_view(game, seat)))
+                elif game.players[seat].away:
+                    self._auto_play(seat)
+
+        self._guarded(step)
+
+    def _on_deadline(self, decision: tuple | None) -> None:
+        self._deadline_handle = None
+
+        def step() -> None:
+            game = self.game
+            if game is None or decision != self._decision:
+                return
+            for seat in game.to_act():
+                if not self.seats[seat].bot:
+                    self._after_records([Record("timeout", seat)])
+                    self._auto_play(seat)
+
+        self._guarded(step)
+
+    def _auto_play(self, seat: int) -> None:
+        """Play ``seat``'s whole pending decision the safe way (a timeout or sitting out)."""
+        game = self.game
+        assert game is not None
+        round_no, phase, turn = game.round_no, game.phase, game.turn_index
+        while (
+            seat in game.to_act() and game.round_no == round_no and game.phase == phase and game.turn_index == turn
+        ):
+            self._apply(seat, timeout_action(decision_view(game, seat)))

@@ -1,0 +1,36 @@
+"""Cleaning user-supplied text (names, chat, table names) before anyone sees it.
+
+Terminals obey escape sequences and bidi controls; a name must never repaint
+someone else's screen or reorder their text. We drop every control and format
+character (Unicode categories Cc and Cf: C0, C1, ESC, DEL, bidi overrides,
+zero-width joiners), fold runs of whitespace to one space and cap the length.
+Clients still render the result literally (never as markup).
+"""
+
+from __future__ import annotations
+
+import unicodedata
+
+NAME_MAX = 24
+TABLE_NAME_MAX = 40
+CHAT_MAX = 200
+
+
+def clean_text(text: str, limit: int) -> str:
+    """Strip control/format characters, fold whitespace, cap at ``limit`` characters."""
+    kept = []
+    for char in text:
+        category = unicodedata.category(char)
+        if char in "\t\n\r" or category == "Zs":
+            kept.append(" ")
+        elif category not in ("Cc", "Cf", "Cs", "Co", "Cn", "Zl", "Zp"):
+            kept.append(char)
+    return " ".join("".join(kept).split())[:limit].strip()
+
+
+def clean_name(text: str) -> str:
+    return clean_text(text, NAME_MAX)
+
+
+def clean_table_name(text: str) -> str:
+    return clean_text(text, TABLE_NAME_MAX)
