@@ -18,10 +18,10 @@ or to High card otherwise.
 Two evaluators compute the same thing. :func:`classify4` / :func:`classify3`
 classify a hand from scratch, straight from the rule text; they are the
 reference. :func:`evaluate4` / :func:`evaluate3` look the hand up in tables
-of every possible hand (keyed by the hand's card bitmask) that are built
-once, on first use, from rank and suit *patterns* (a few thousand groups of
-hands that must share a value) rather than hand by hand; the tests check the
-two against each other on all 270,725 + 22,100 hands.
+of every possible hand that are built once, on first use, from rank and suit
+*patterns* (a few thousand groups of hands that must share a value) rather
+than hand by hand; the tests check the two against each other on all
+270,725 + 22,100 hands.
 
 The split recommendation
 ------------------------
@@ -53,21 +53,25 @@ the 8 possible discards) from the tables without building any objects.
 
 Speed
 -----
-The tables map card bitmasks (bit ``card.index``) to percentiles: one dict for
-all 4-card and 3-card hands (their bitmasks differ in popcount) and, built on
-the first :func:`best_discard`, one from each 4-card mask to the best
-percentile among its four 3-card subsets. The split loops are unrolled into
-straight-line functions generated once at import (35 splits of 7 cards; 70
-down/back pairings of 8 cards), which avoids Python loop overhead.
+Tables (about 70 ms to build on first use, plus about 70 ms more on the first
+:func:`best_discard`): a list of all 4-card hands and one of all 3-card hands,
+indexed by the colex rank of the sorted card indices, holding percentile
+numerators; and, for :func:`best_discard`, for each 4-card hand the best of
+its four 3-card subsets. The split loops are unrolled into straight-line
+functions generated when the tables are built (35 splits of 7 cards; 70
+down/back pairings of 8 cards), with the tables bound as fast locals. Nothing
+is built at import.
 """
 
 from __future__ import annotations
 
 import itertools
-from collections import Counter
+import operator
+from collections import Counter, deque
 from dataclasses import dataclass
 from enum import IntEnum
 from functools import cached_property
+from math import comb
 from typing import Iterable, Iterator, Sequence, overload
 
 from .cards import DECK, Card, Rank
@@ -180,13 +184,16 @@ class HandValue:
         """4 for a going-down hand, 3 for a coming-back hand."""
         return 4 if isinstance(self.category, Category4) else 3
 
-    @property
+    @cached_property
     def name(self) -> str:
         """The hand in words, e.g. ``"Prial of sevens"``, ``"Run to the jack"``."""
         return _name(self.category, self.key)
 
     def __str__(self) -> str:
         return self.name
+
+    def __repr__(self) -> str:
+        return f"HandValue({type(self.category).__name__}.{self.category.name}, {self.key!r}, {self.name!r})"
 
     def _other_key(self, other: object) -> tuple[int, ...] | None:
         if not isinstance(other, HandValue):
@@ -350,105 +357,139 @@ def classify3(cards: Iterable[Card]) -> HandValue:
 
 # --------------------------------------------------------------------------
 # Tables of every hand, built on first use from rank/suit patterns.
+#
+# A hand is addressed by the colex rank of its sorted card indices
+# i0 < i1 < ... : C(i0, 1) + C(i1, 2) + C(i2, 3) [+ C(i3, 4)], a dense index
+# 0 .. C(52, n) - 1 into a plain list (a list lookup is several times faster
+# than a dict lookup on a 52-bit mask once the table no longer fits in cache).
+#
+# Table entries are percentile *numerators*: for a key with ``below`` hands
+# under it and ``n`` hands equal to it, A = 2 * below + n - 1, so that
+# percentile = A / (2 * (hands - 1)). 4-card entries are stored times 64, so a
+# split's product A4 * 64 * A3 is an exact integer in a float (< 2**42) whose
+# low 6 bits are free: :func:`rank_splits` adds the split number there and
+# sorts plain floats.
 
-_BIT_BY_ID: dict[int, int] = {id(card): 1 << i for i, card in enumerate(DECK)}
-"""``id(card)`` -> ``1 << card.index`` for the shared :data:`DECK` objects.
+_N4 = 270_725
+_N3 = 22_100
+_D4 = 2 * (_N4 - 1)  # percentile4 = A4 / _D4
+_D3 = 2 * (_N3 - 1)  # percentile3 = A3 / _D3
+_PACK = 64  # 4-card entries are A4 * _PACK
+_SCORE_DIV = float(_PACK * _D4 * _D3)  # score = L4 * L3 / _SCORE_DIV
+_SPLIT_DIV = _D4 * _D3  # score = (packed >> 6) / _SPLIT_DIV
 
-Keyed by identity because ``Card.__hash__`` goes through Python-level enum
-hashing; a DECK card lives forever, so its id can never belong to another
-live object. Equal cards built elsewhere fall back to :attr:`Card.index`.
-"""
+# _BINOM[k][n] = C(n, k) for n in 0..52
+_BINOM: list[list[int]] = [[comb(n, k) for n in range(53)] for k in range(5)]
+_C2, _C3, _C4 = _BINOM[2], _BINOM[3], _BINOM[4]
 
 
-def _bit(r: int, s: int) -> int:
-    return 1 << ((r - 1) * 4 + s)
+def _colex(indices: Sequence[int]) -> int:
+    """Colex rank of sorted card indices (the table position of the hand)."""
+    return sum(_BINOM[k + 1][i] for k, i in enumerate(indices))
+
+
+def _block(rank: int, suits: Sequence[int], slot: int) -> int:
+    """Colex contribution of cards of one rank (suits ascending) at sorted ``slot``."""
+    return sum(_BINOM[slot + k + 1][(rank - 1) * 4 + s] for k, s in enumerate(suits))
+
+
+def _singles(rank: int, slot: int) -> list[int]:
+    """Colex contribution of a lone card of ``rank`` at ``slot``, by suit."""
+    return [_BINOM[slot + 1][(rank - 1) * 4 + s] for s in range(4)]
+
+
+_SUIT_PAIRS = tuple(itertools.combinations(range(4), 2))
+
+
+def _odd_ok(ps: tuple[int, int], t1: int, t2: int, face1: bool, face2: bool) -> bool:
+    """The odd-card rule as a suit pattern (pair suits ``ps``, odd suits ``t1``, ``t2``)."""
+    if face1 and face2:
+        return True
+    if not face1 and not face2:
+        return t1 != t2 and t1 not in ps and t2 not in ps
+    return (t2 if face1 else t1) not in ps
 
 
 def _pattern_groups4() -> Iterator[tuple[tuple[int, ...], list[int]]]:
-    """Every 4-card hand exactly once, as ``(key, [bitmasks])`` groups.
+    """Every 4-card hand exactly once, as ``(key, [colex positions])`` groups.
 
-    Hands are grouped by their multiset of ranks; within a group the value
-    depends only on the suits, through the few suit conditions the rules have.
+    Hands are grouped by their ranks; within a group the value depends only on
+    the suits, through the few suit conditions the rules have.
     """
     R = range(1, 14)
     S = range(4)
-    bits = {r: [_bit(r, s) for s in S] for r in R}
-    suit_pairs = list(itertools.combinations(S, 2))
-    # Odd-card rule as suit patterns: (pair suits, odd-high suit, odd-low suit).
-    pair_patterns = [(ps, t1, t2) for ps in suit_pairs for t1 in S for t2 in S]
-
-    def odd_ok(ps: tuple[int, int], t1: int, t2: int, face1: bool, face2: bool) -> bool:
-        if face1 and face2:
-            return True
-        if not face1 and not face2:
-            return t1 != t2 and t1 not in ps and t2 not in ps
-        return (t2 if face1 else t1) not in ps
-
-    pair_split = {}
-    for face1 in (False, True):
-        for face2 in (False, True):
-            pair_split[face1, face2] = (
-                [p for p in pair_patterns if odd_ok(*p, face1, face2)],
-                [p for p in pair_patterns if not odd_ok(*p, face1, face2)],
-            )
-
-    # Four different ranks (listed high to low): bouncer/run or flush/high card.
+    patterns = [(p, t1, t2) for p in range(6) for t1 in S for t2 in S]
+    pair_split = {
+        (f1, f2): (
+            [x for x in patterns if _odd_ok(_SUIT_PAIRS[x[0]], x[1], x[2], f1, f2)],
+            [x for x in patterns if not _odd_ok(_SUIT_PAIRS[x[0]], x[1], x[2], f1, f2)],
+        )
+        for f1 in (False, True) for f2 in (False, True)
+    }
+    # Four different ranks: bouncer/run or flush/high card.
     for r4, r3, r2, r1 in itertools.combinations(R, 4):  # r4 < r3 < r2 < r1
-        b1, b2, b3, b4 = bits[r1], bits[r2], bits[r3], bits[r4]
-        suited = [b1[s] | b2[s] | b3[s] | b4[s] for s in S]
-        suited_set = set(suited)
-        unsuited = [m for m in (a | b | c | d for a in b1 for b in b2 for c in b3 for d in b4)
-                    if m not in suited_set]
+        w4, w3, w2, w1 = _singles(r4, 0), _singles(r3, 1), _singles(r2, 2), _singles(r1, 3)
+        unsuited = [a + b + c + d for a in w4 for b in w3 for c in w2 for d in w1]
+        suited = [unsuited[85 * s] for s in S]  # position of suits (s, s, s, s)
+        for s in (3, 2, 1, 0):
+            del unsuited[85 * s]
         if r1 - r4 == 3:
             yield (_B4, r1), suited
             yield (_R4, r1), unsuited
         else:
             yield (_F4, r1, r2, r3, r4), suited
             yield (_H4, r1, r2, r3, r4), unsuited
-    # One pair and two odd cards.
+    # One pair and two odd cards o1 > o2.
     for p in R:
-        pair_masks = {ps: bits[p][ps[0]] | bits[p][ps[1]] for ps in suit_pairs}
-        for o2, o1 in itertools.combinations([r for r in R if r != p], 2):  # o2 < o1
+        for o2, o1 in itertools.combinations([r for r in R if r != p], 2):
+            slot = {p: 0, o1: 0, o2: 0}
+            filled = 0
+            for r in sorted((p, o1, o2)):
+                slot[r] = filled
+                filled += 2 if r == p else 1
+            pair = [_block(p, ps, slot[p]) for ps in _SUIT_PAIRS]
+            hi, lo = _singles(o1, slot[o1]), _singles(o2, slot[o2])
             ok, bad = pair_split[o1 >= _JACK, o2 >= _JACK]
-            h, lo = bits[o1], bits[o2]
-            yield (_P4, p, o1, o2), [pair_masks[ps] | h[t1] | lo[t2] for ps, t1, t2 in ok]
-            hi_ranks = sorted((p, p, o1, o2), reverse=True)
-            yield (_H4, *hi_ranks), [pair_masks[ps] | h[t1] | lo[t2] for ps, t1, t2 in bad]
+            yield (_P4, p, o1, o2), [pair[x] + hi[t1] + lo[t2] for x, t1, t2 in ok]
+            yield (_H4, *sorted((p, p, o1, o2), reverse=True)), [pair[x] + hi[t1] + lo[t2] for x, t1, t2 in bad]
     # Two pair.
-    for lo_r, hi_r in itertools.combinations(R, 2):
-        yield (_TP4, hi_r, lo_r), [
-            bits[hi_r][a] | bits[hi_r][b] | bits[lo_r][c] | bits[lo_r][d]
-            for a, b in suit_pairs for c, d in suit_pairs
-        ]
-    # Three of a kind and a fourth card.
+    for low, high in itertools.combinations(R, 2):
+        lows = [_block(low, ps, 0) for ps in _SUIT_PAIRS]
+        highs = [_block(high, ps, 2) for ps in _SUIT_PAIRS]
+        yield (_TP4, high, low), [a + b for a in lows for b in highs]
+    # Three of a kind and a fourth card f: Prial if f is of the fourth suit or a
+    # face card; otherwise (by the odd-card rule) a Pair when the three are face
+    # cards, else High card.
     for t in R:
         for f in R:
             if f == t:
                 continue
+            t_slot, f_slot = (1, 0) if f < t else (0, 3)
             prial, plain = [], []
             for missing in S:
-                three = sum(bits[t][s] for s in S if s != missing)
+                three = _block(t, [s for s in S if s != missing], t_slot)
+                fourth = _singles(f, f_slot)
                 for s in S:
-                    (prial if s == missing or f >= _JACK else plain).append(three | bits[f][s])
+                    (prial if s == missing or f >= _JACK else plain).append(three + fourth[s])
             yield (_PR4, t), prial
             if t >= _JACK:  # the pair, a face odd card (the third), the plain card
                 yield (_P4, t, t, f), plain
             else:
                 yield (_H4, *sorted((t, t, t, f), reverse=True)), plain
-    # Quads.
     for q in R:
-        yield (_Q4, q), [sum(bits[q])]
+        yield (_Q4, q), [_block(q, S, 0)]
 
 
 def _pattern_groups3() -> Iterator[tuple[tuple[int, ...], list[int]]]:
-    """Every 3-card hand exactly once, as ``(key, [bitmasks])`` groups."""
+    """Every 3-card hand exactly once, as ``(key, [colex positions])`` groups."""
     R = range(1, 14)
     S = range(4)
-    bits = {r: [_bit(r, s) for s in S] for r in R}
     for r3, r2, r1 in itertools.combinations(R, 3):
-        b1, b2, b3 = bits[r1], bits[r2], bits[r3]
-        suited = [b1[s] | b2[s] | b3[s] for s in S]
-        unsuited = [b1[x] | b2[y] | b3[z] for x in S for y in S for z in S if not x == y == z]
+        w3, w2, w1 = _singles(r3, 0), _singles(r2, 1), _singles(r1, 2)
+        unsuited = [a + b + c for a in w3 for b in w2 for c in w1]
+        suited = [unsuited[21 * s] for s in S]
+        for s in (3, 2, 1, 0):
+            del unsuited[21 * s]
         if r1 - r3 == 2:
             yield (_B3, r1), suited
             yield (_R3, r1), unsuited
@@ -459,80 +500,177 @@ def _pattern_groups3() -> Iterator[tuple[tuple[int, ...], list[int]]]:
         for t in R:
             if t == p:
                 continue
+            p_slot, t_slot = (1, 0) if t < p else (0, 2)
+            third = _singles(t, t_slot)
             ok, bad = [], []
-            for a, b in itertools.combinations(S, 2):
+            for ps in _SUIT_PAIRS:
+                pair = _block(p, ps, p_slot)
                 for s in S:
-                    mask = bits[p][a] | bits[p][b] | bits[t][s]
-                    (ok if t >= _JACK or s not in (a, b) else bad).append(mask)
+                    (ok if t >= _JACK or s not in ps else bad).append(pair + third[s])
             yield (_P3, p, t), ok
             yield (_H3, *sorted((p, p, t), reverse=True)), bad
     for r in R:
         for missing in S:
-            yield (_PR3, r), [sum(bits[r][s] for s in S if s != missing)]
+            yield (_PR3, r), [_block(r, [s for s in S if s != missing], 0)]
+
+
+def _fill(size: int, groups: list[tuple[tuple[int, ...], list[int]]], scale: int):
+    """Count hands per key, then give every hand its percentile numerator."""
+    counts: dict[tuple[int, ...], int] = {}
+    for key, positions in groups:
+        if positions:
+            counts[key] = counts.get(key, 0) + len(positions)
+    numerators: dict[tuple[int, ...], int] = {}
+    below = 0
+    for key in sorted(counts):
+        numerators[key] = 2 * below + counts[key] - 1
+        below += counts[key]
+    table: list[float] = [-1.0] * below
+    setitem = table.__setitem__
+    entry = {key: float(a * scale) for key, a in numerators.items()}  # one float object per key
+    for key, positions in groups:
+        if positions:
+            _consume(map(setitem, positions, itertools.repeat(entry[key])))
+    category = Category4 if size == 4 else Category3
+    values = {entry[key]: HandValue(category(key[0]), key) for key in counts}
+    return counts, numerators, table, values
 
 
 class _Tables:
-    """Lazily built lookup tables (see the module docstring)."""
+    """The lookup tables and the split functions compiled against them."""
 
     def __init__(self) -> None:
-        # mask -> percentile, 4-card and 3-card hands together
-        self.pct: dict[int, float] = {}
-        self.counts4: dict[tuple[int, ...], int] = {}
-        self.counts3: dict[tuple[int, ...], int] = {}
-        self.key_pct4: dict[tuple[int, ...], float] = {}
-        self.key_pct3: dict[tuple[int, ...], float] = {}
-        # percentile -> HandValue (a percentile identifies a key within a size)
-        self.value4: dict[float, HandValue] = {}
-        self.value3: dict[float, HandValue] = {}
-        for groups, counts, key_pct, values, category in (
-            (list(_pattern_groups4()), self.counts4, self.key_pct4, self.value4, Category4),
-            (list(_pattern_groups3()), self.counts3, self.key_pct3, self.value3, Category3),
-        ):
-            for key, masks in groups:
-                if masks:
-                    counts[key] = counts.get(key, 0) + len(masks)
-            total = sum(counts.values())
-            below = 0
-            for key in sorted(counts):
-                n = counts[key]
-                p = (below + (n - 1) / 2) / (total - 1)
-                key_pct[key] = p
-                values[p] = HandValue(category(key[0]), key)
-                below += n
-            pct = self.pct
-            for key, masks in groups:
-                p = key_pct.get(key)
-                pct.update(zip(masks, itertools.repeat(p, len(masks))))
-        self._best3: dict[int, float] | None = None
+        self.counts4, self.numerators4, self.l4, self.values4 = _fill(4, list(_pattern_groups4()), _PACK)
+        self.counts3, self.numerators3, self.l3, self.values3 = _fill(3, list(_pattern_groups3()), 1)
+        assert len(self.l4) == _N4 and len(self.l3) == _N3 and -1.0 not in self.l4 and -1.0 not in self.l3
+        ns = _compile_split_functions(l4=self.l4, l3=self.l3)
+        self.scores7 = ns["_scores7"]
+        self.max7 = ns["_max7"]
+        self._pairings8 = None
+        self._best3: list[float] | None = None
 
     @property
-    def best3(self) -> dict[int, float]:
-        """4-card mask -> best percentile among its four 3-card subsets."""
+    def best3(self) -> list[float]:
+        """For each 4-card hand, the best 3-card numerator among its four subsets."""
         if self._best3 is None:
-            self._best3 = _build_best3(self.pct)
+            self._best3 = _build_best3(self.l3)
         return self._best3
 
+    @property
+    def pairings8(self):  # noqa: ANN201
+        if self._pairings8 is None:
+            self._pairings8 = _compile_split_functions(l4=self.l4, b3=self.best3)["_pairings8"]
+        return self._pairings8
 
-def _build_best3(pct: dict[int, float]) -> dict[int, float]:
-    best3: dict[int, float] = {}
-    bits = [1 << i for i in range(52)]
-    for a in range(49):
-        ba = bits[a]
-        for b in range(a + 1, 50):
-            bb = bits[b]
-            ab = ba | bb
-            for c in range(b + 1, 51):
-                bc_ = bits[c]
-                abc = ab | bc_
-                ac = ba | bc_
-                bc = bb | bc_
-                p_abc = pct[abc]
-                rest = bits[c + 1:]
-                best3.update(zip(
-                    [abc | d for d in rest],
-                    [max(p_abc, pct[ab | d], pct[ac | d], pct[bc | d]) for d in rest],
-                ))
+
+def _build_best3(l3: list[float]) -> list[float]:
+    """best3[colex(a, b, c, d)] = max of l3 over {a,b,c}, {a,b,d}, {a,c,d}, {b,c,d}."""
+    # For every 3-card hand {a < b < c} in colex order, the colex ranks of its
+    # pairs {a, b}, {a, c}, {b, c}; then the 3-card hands of {a, b, c, d} are
+    # j, pab[j] + C(d, 3), pac[j] + C(d, 3) and pbc[j] + C(d, 3).
+    pab: list[int] = []
+    pac: list[int] = []
+    pbc: list[int] = []
+    for c in range(2, 52):
+        for b in range(1, c):
+            pab.extend(range(_C2[b], _C2[b] + b))
+            pac.extend(range(_C2[c], _C2[c] + b))
+            pbc.extend(itertools.repeat(b + _C2[c], b))
+    get = l3.__getitem__
+    add = operator.add
+    rep = itertools.repeat
+    best3: list[float] = []
+    for d in range(3, 52):
+        n = off = _C3[d]
+        best3.extend(map(
+            max,
+            l3[:n],
+            map(get, map(add, pab[:n], rep(off))),
+            map(get, map(add, pac[:n], rep(off))),
+            map(get, map(add, pbc[:n], rep(off))),
+        ))
     return best3
+
+
+_consume = deque(maxlen=0).extend
+
+# The 35 splits of 7 cards in their fixed order: split k puts the cards at
+# positions _TRIPLES7[k] (of the 7 sorted by index) in the coming-back hand.
+_TRIPLES7: tuple[tuple[int, int, int], ...] = tuple(itertools.combinations(range(7), 3))
+# 8 cards: the 35 4-card subsets that contain position 0. Pairing 2m has
+# going-down hand _QUADS8[m] and coming-back hand from the other 4 cards;
+# pairing 2m + 1 the other way round.
+_QUADS8: tuple[tuple[int, ...], ...] = tuple((0, *t) for t in itertools.combinations(range(1, 8), 3))
+
+
+def _compile_split_functions(l4: list[float], l3: list[float] | None = None,
+                             b3: list[float] | None = None) -> dict[str, object]:
+    """Generate and compile the straight-line split loops.
+
+    Positions of sorted card indices c0 < c1 < ...: a 4-card subset at
+    positions q0 < q1 < q2 < q3 has table position
+    ``c_q0 + C(c_q1, 2) + C(c_q2, 3) + C(c_q3, 4)``, computed as
+    ``a_q0q1 + b_q2q3`` from shared partial sums; a 3-card subset t0 < t1 < t2
+    has ``a_t0t1 + C(c_t2, 3)``. The tables are bound as default arguments,
+    which makes them fast locals.
+    """
+    lines: list[str] = []
+
+    def prologue(n: int) -> None:
+        subsets4 = list(itertools.combinations(range(n), 4))
+        subsets3 = list(itertools.combinations(range(n), 3)) if n == 7 else []
+        u = sorted({q[1] for q in subsets4} | {t[1] for t in subsets3})
+        v = sorted({q[2] for q in subsets4} | {t[2] for t in subsets3})
+        w = sorted({q[3] for q in subsets4})
+        a = sorted({q[:2] for q in subsets4} | {t[:2] for t in subsets3})
+        b = sorted({q[2:] for q in subsets4})
+        lines.extend(f"    u{i} = C2[c{i}]" for i in u)
+        lines.extend(f"    v{i} = C3[c{i}]" for i in v)
+        lines.extend(f"    w{i} = C4[c{i}]" for i in w)
+        lines.extend(f"    a{i}{j} = c{i} + u{j}" for i, j in a)
+        lines.extend(f"    b{i}{j} = v{i} + w{j}" for i, j in b)
+
+    def idx4(q: Sequence[int]) -> str:
+        return f"a{q[0]}{q[1]} + b{q[2]}{q[3]}"
+
+    def idx3(t: Sequence[int]) -> str:
+        return f"a{t[0]}{t[1]} + v{t[2]}"
+
+    tables = "C2=C2, C3=C3, C4=C4"
+    if l3 is not None:
+        args = ", ".join(f"c{i}" for i in range(7))
+        terms = []
+        for k, t in enumerate(_TRIPLES7):
+            q = [i for i in range(7) if i not in t]
+            terms.append(f"L4[{idx4(q)}] * L3[{idx3(t)}]")
+        # rank_splits: packed products (split number in the low 6 bits, so equal
+        # products keep the split order), sorted best first.
+        lines.append(f"def _scores7({args}, L4=L4, L3=L3, {tables}):")
+        prologue(7)
+        packed = ", ".join(f"{term} + {34 - k}" for k, term in enumerate(terms))
+        lines.append(f"    s = [{packed}]")
+        lines.append("    s.sort(reverse=True)")
+        lines.append("    return s")
+        lines.append("")
+        lines.append(f"def _max7({args}, L4=L4, L3=L3, {tables}):")
+        prologue(7)
+        lines.append(f"    return max({', '.join(terms)})")
+        lines.append("")
+    if b3 is not None:
+        args = ", ".join(f"c{i}" for i in range(8))
+        lines.append(f"def _pairings8({args}, L4=L4, B3=B3, {tables}):")
+        prologue(8)
+        terms = []
+        for q in itertools.combinations(range(8), 4):
+            lines.append(f"    i{''.join(map(str, q))} = {idx4(q)}")
+        for q in _QUADS8:
+            rest = tuple(i for i in range(8) if i not in q)
+            iq, ir = "i" + "".join(map(str, q)), "i" + "".join(map(str, rest))
+            terms.append(f"L4[{iq}] * B3[{ir}], L4[{ir}] * B3[{iq}]")
+        lines.append(f"    return [{', '.join(terms)}]")
+    namespace: dict[str, object] = {"L4": l4, "L3": l3, "B3": b3, "C2": _C2, "C3": _C3, "C4": _C4}
+    exec(compile("\n".join(lines), "<engine.hands split functions>", "exec"), namespace)  # noqa: S102
+    return namespace
 
 
 _tables: _Tables | None = None
@@ -546,13 +684,13 @@ def _get_tables() -> _Tables:
 
 
 def warm_up(discard: bool = True) -> None:
-    """Build the lookup tables now (else the first call that needs them does).
+    """Build the lookup tables now (otherwise the first call that needs them does).
 
-    ``discard=True`` also builds the table that :func:`best_discard` uses.
+    ``discard=True`` also builds the extra table :func:`best_discard` uses.
     """
     tables = _get_tables()
     if discard:
-        tables.best3  # noqa: B018
+        tables.pairings8  # noqa: B018
 
 
 def hand_counts4() -> dict[Category4, int]:
@@ -572,35 +710,40 @@ def hand_counts3() -> dict[Category3, int]:
 
 
 # --------------------------------------------------------------------------
-# Cards -> bitmasks
+# Cards -> sorted indices
+
+_get_index = operator.attrgetter("index")
 
 
-def _card_bits(cards: Iterable[Card], n: int) -> list[int]:
-    """``1 << card.index`` of ``n`` distinct cards, or :class:`HandError`."""
-    if type(cards) is not list and type(cards) is not tuple:
-        if isinstance(cards, (str, bytes)):
-            raise HandError(f"expected {n} Card objects, got text {cards!r} (use parse_cards)")
-        cards = tuple(cards)
+def _indices(cards: Iterable[Card], n: int) -> list[int]:
+    """Sorted :attr:`Card.index` of ``n`` cards (distinctness is checked by callers)."""
     try:
-        bits = [_BIT_BY_ID[id(c)] for c in cards]
-    except KeyError:
-        bits = []
-        for c in cards:
-            if not isinstance(c, Card):
-                raise HandError(f"not a card: {c!r}") from None
-            bits.append(1 << c.index)
-    if len(bits) != n:
-        raise HandError(f"expected {n} cards, got {len(bits)}")
-    mask = 0
-    for b in bits:
-        mask |= b
-    if mask.bit_count() != n:
-        raise HandError(f"repeated card in {' '.join(map(str, cards))}")
-    return bits
+        idx = sorted(map(_get_index, cards))
+        if len(idx) == n and type(idx[0]) is int:
+            return idx
+    except (AttributeError, TypeError):
+        pass
+    _rank_suits(cards, n)  # raises HandError with a clear message
+    raise HandError(f"expected {n} cards")  # pragma: no cover - defensive
 
 
-def _card_of(bit: int) -> Card:
-    return DECK[bit.bit_length() - 1]
+def _as_sequence(cards: Iterable[Card], n: int) -> Sequence[Card]:
+    if type(cards) is list or type(cards) is tuple:
+        return cards  # type: ignore[return-value]
+    if isinstance(cards, (str, bytes)):
+        raise HandError(f"expected {n} Card objects, got text {cards!r} (use parse_cards)")
+    try:
+        return tuple(cards)
+    except TypeError:
+        raise HandError(f"expected an iterable of {n} cards, got {cards!r}") from None
+
+
+def _distinct_indices(cards: Iterable[Card], n: int) -> list[int]:
+    cards = _as_sequence(cards, n)
+    idx = _indices(cards, n)
+    if len(set(idx)) != n:
+        _rank_suits(cards, n)
+    return idx
 
 
 # --------------------------------------------------------------------------
@@ -609,22 +752,21 @@ def _card_of(bit: int) -> Card:
 
 def evaluate4(cards: Iterable[Card]) -> HandValue:
     """Value of a going-down hand: any iterable of 4 distinct cards."""
-    t = _get_tables()
-    return t.value4[t.pct[sum(_card_bits(cards, 4))]]
+    a, b, c, d = _distinct_indices(cards, 4)
+    t = _tables or _get_tables()
+    return t.values4[t.l4[a + _C2[b] + _C3[c] + _C4[d]]]
 
 
 def evaluate3(cards: Iterable[Card]) -> HandValue:
     """Value of a coming-back hand: any iterable of 3 distinct cards."""
-    t = _get_tables()
-    return t.value3[t.pct[sum(_card_bits(cards, 3))]]
+    a, b, c = _distinct_indices(cards, 3)
+    t = _tables or _get_tables()
+    return t.values3[t.l3[a + _C2[b] + _C3[c]]]
 
 
 def evaluate(cards: Iterable[Card]) -> HandValue:
     """:func:`evaluate4` or :func:`evaluate3`, by the number of cards."""
-    if not isinstance(cards, (list, tuple)):
-        if isinstance(cards, (str, bytes)):
-            raise HandError(f"expected Card objects, got text {cards!r} (use parse_cards)")
-        cards = tuple(cards)
+    cards = _as_sequence(cards, 4)
     if len(cards) == 4:
         return evaluate4(cards)
     if len(cards) == 3:
@@ -636,14 +778,14 @@ def percentile4(value: HandValue) -> float:
     """Fraction of the other 4-card hands that ``value`` beats (ties count half)."""
     if value.size != 4:
         raise HandError("percentile4 needs a going-down (4-card) hand value")
-    return _get_tables().key_pct4[value.key]
+    return _get_tables().numerators4[value.key] / _D4
 
 
 def percentile3(value: HandValue) -> float:
     """Fraction of the other 3-card hands that ``value`` beats (ties count half)."""
     if value.size != 3:
         raise HandError("percentile3 needs a coming-back (3-card) hand value")
-    return _get_tables().key_pct3[value.key]
+    return _get_tables().numerators3[value.key] / _D3
 
 
 def percentile(value: HandValue) -> float:
@@ -661,7 +803,7 @@ class SplitOption:
 
     ``score`` = percentile4(down) * percentile3(back), in [0, 1]: the estimated
     chance of beating one random opponent in both comparisons (see the module
-    docstring). ``down_value``/``back_value`` are computed on first access.
+    docstring). ``down_value`` and ``back_value`` are computed on first access.
     Cards are listed most significant first (e.g. the pair before the odd
     cards, higher ranks first).
     """
@@ -691,84 +833,30 @@ class SplitOption:
         return self.down + self.back
 
     def __repr__(self) -> str:
-        return (f"SplitOption(down={' '.join(map(str, self.down))!r} [{self.down_value.name}], "
-                f"back={' '.join(map(str, self.back))!r} [{self.back_value.name}], score={self.score:.4f})")
+        return (f"SplitOption(down='{' '.join(map(str, self.down))}' [{self.down_value.name}], "
+                f"back='{' '.join(map(str, self.back))}' [{self.back_value.name}], score={self.score:.4f})")
 
 
-def _display_order(bits: Iterable[int]) -> tuple[Card, ...]:
-    cards = [_card_of(b) for b in bits]
+def _display_order(indices: Iterable[int]) -> tuple[Card, ...]:
+    cards = [DECK[i] for i in indices]
     counts = Counter(c.rank for c in cards)
-    cards.sort(key=lambda c: (-counts[c.rank], -c.rank, c.suit.index))
+    cards.sort(key=lambda c: (-counts[c.rank], -c.rank, c.index))
     return tuple(cards)
-
-
-# The 35 splits of 7 cards in their fixed order: back = positions (i, j, k).
-_TRIPLES7: tuple[tuple[int, int, int], ...] = tuple(itertools.combinations(range(7), 3))
-# The 35 4-card subsets of 8 cards that contain card 0: (0, i, j, k).
-_QUADS8: tuple[tuple[int, ...], ...] = tuple((0, *t) for t in itertools.combinations(range(1, 8), 3))
-
-
-def _generate_fast_functions() -> dict[str, object]:
-    """Compile the straight-line split loops (see the module docstring)."""
-    lines: list[str] = []
-    # Triple masks of b0..b6 from pair masks: x_ijk = p_ij | b_k.
-    pairs7 = sorted({(i, j) for i, j, _ in _TRIPLES7})
-    trip_lines = [f"    p{i}{j} = b{i} | b{j}" for i, j in pairs7]
-    trip_lines += [f"    x{i}{j}{k} = p{i}{j} | b{k}" for i, j, k in _TRIPLES7]
-    args7 = ", ".join(f"b{i}" for i in range(7))
-    m7 = " | ".join(f"b{i}" for i in range(7))
-    terms7 = ", ".join(f"P[M ^ x{i}{j}{k}] * P[x{i}{j}{k}]" for i, j, k in _TRIPLES7)
-
-    lines.append(f"def _scores7({args7}, P):")
-    lines.append(f"    M = {m7}")
-    lines += trip_lines
-    lines.append(f"    return [{terms7}]")
-    lines.append("")
-    lines.append(f"def _max7({args7}, P):")
-    lines.append(f"    M = {m7}")
-    lines += trip_lines
-    lines.append(f"    return max({terms7})")
-    lines.append("")
-    # 8 cards: for each 4-subset S containing b0 (complement C = M ^ S), the two
-    # pairings (down S, back best 3 of C) and (down C, back best 3 of S).
-    args8 = ", ".join(f"b{i}" for i in range(8))
-    m8 = " | ".join(f"b{i}" for i in range(8))
-    pairs8 = sorted({(i, j) for _, i, j, _ in _QUADS8})
-    lines.append(f"def _pairings8({args8}, P, B):")
-    lines.append(f"    M = {m8}")
-    lines += [f"    p{i}{j} = b0 | b{i} | b{j}" for i, j in pairs8]
-    terms8 = []
-    for _, i, j, k in _QUADS8:
-        lines.append(f"    s{i}{j}{k} = p{i}{j} | b{k}")
-        lines.append(f"    c{i}{j}{k} = M ^ s{i}{j}{k}")
-        terms8.append(f"P[s{i}{j}{k}] * B[c{i}{j}{k}], P[c{i}{j}{k}] * B[s{i}{j}{k}]")
-    lines.append(f"    return [{', '.join(terms8)}]")
-    namespace: dict[str, object] = {}
-    exec(compile("\n".join(lines), "<engine.hands generated>", "exec"), namespace)  # noqa: S102
-    return namespace
-
-
-_generated = _generate_fast_functions()
-_scores7 = _generated["_scores7"]
-_max7 = _generated["_max7"]
-_pairings8 = _generated["_pairings8"]
-del _generated
 
 
 class RankedSplits(Sequence[SplitOption]):
     """The 35 splits of 7 cards, best first.
 
-    The ranking is computed up front; each :class:`SplitOption` is built on
-    first access (and then kept), so asking for the best split does not pay for
-    all 35. Behaves like a read-only list.
+    The ranking is done up front; each :class:`SplitOption` is built on first
+    access (and kept), so taking the best split does not pay for all 35.
+    Behaves like a read-only list.
     """
 
-    __slots__ = ("_bits", "_scores", "_order", "_options")
+    __slots__ = ("_indices", "_packed", "_options")
 
-    def __init__(self, bits: list[int], scores: list[float], order: list[int]) -> None:
-        self._bits = bits
-        self._scores = scores
-        self._order = order
+    def __init__(self, indices: list[int], packed: list[float]) -> None:
+        self._indices = indices  # the 7 card indices, ascending
+        self._packed = packed  # sorted packed scores (see _compile_split_functions)
         self._options: list[SplitOption | None] = [None] * 35
 
     def __len__(self) -> int:
@@ -784,13 +872,13 @@ class RankedSplits(Sequence[SplitOption]):
             return [self[j] for j in range(35)[i]]
         option = self._options[i]
         if option is None:
-            split = self._order[i]
-            bits = self._bits
-            back = _TRIPLES7[split]
+            packed = int(self._packed[i])
+            back = _TRIPLES7[34 - (packed & 63)]
+            idx = self._indices
             option = SplitOption(
-                _display_order(bits[k] for k in range(7) if k not in back),
-                _display_order(bits[k] for k in back),
-                self._scores[split],
+                _display_order(idx[k] for k in range(7) if k not in back),
+                _display_order(idx[k] for k in back),
+                (packed >> 6) / _SPLIT_DIV,
             )
             self._options[i] = option
         return option
@@ -799,38 +887,51 @@ class RankedSplits(Sequence[SplitOption]):
         for i in range(35):
             yield self[i]
 
-    @property
     def scores(self) -> list[float]:
         """The 35 scores, best first."""
-        scores = self._scores
-        return [scores[k] for k in self._order]
+        return [(int(v) >> 6) / _SPLIT_DIV for v in self._packed]
+
+    def split_numbers(self) -> list[int]:
+        """The splits in ranked order as split numbers (see :func:`rank_split_scores`)."""
+        return [34 - (int(v) & 63) for v in self._packed]
 
     def __repr__(self) -> str:
         return f"<RankedSplits best={self[0]!r}>"
 
 
-def rank_split_scores(seven: Iterable[Card]) -> list[tuple[float, int]]:
-    """All 35 ``(score, split number)`` pairs, best first, without building splits.
-
-    Split number ``n`` puts the cards at positions ``_TRIPLES7[n]`` of the 7
-    cards sorted by index in the coming-back hand.
-    """
-    bits = _card_bits(seven, 7)
-    bits.sort()
-    scores = _scores7(*bits, _get_tables().pct)
-    return [(scores[k], k) for k in sorted(range(35), key=scores.__getitem__, reverse=True)]
+def _seven(cards: Iterable[Card]) -> list[int]:
+    """Sorted indices of 7 distinct cards (fast path), or :class:`HandError`."""
+    if type(cards) is not list and type(cards) is not tuple:
+        cards = _as_sequence(cards, 7)
+    try:
+        idx = sorted(map(_get_index, cards))
+        if (len(idx) == 7 and type(idx[0]) is int and idx[0] < idx[1] < idx[2] < idx[3] < idx[4]
+                < idx[5] < idx[6]):
+            return idx
+    except (AttributeError, TypeError):
+        pass
+    return _distinct_indices(cards, 7)  # raises HandError, or accepts e.g. a generator
 
 
 def rank_splits(seven: Iterable[Card]) -> RankedSplits:
     """All 35 splits of 7 distinct cards, best first (see the module docstring).
 
-    Equal scores keep the fixed split order, so the result is deterministic
-    and does not depend on the order of ``seven``.
+    Equal scores keep a fixed split order, so the result is deterministic and
+    does not depend on the order of ``seven``.
     """
-    bits = _card_bits(seven, 7)
-    bits.sort()
-    scores = _scores7(*bits, _get_tables().pct)
-    return RankedSplits(bits, scores, sorted(range(35), key=scores.__getitem__, reverse=True))
+    idx = _seven(seven)
+    return RankedSplits(idx, (_tables or _get_tables()).scores7(*idx))
+
+
+def rank_split_scores(seven: Iterable[Card]) -> list[tuple[float, int]]:
+    """All 35 ``(score, split number)`` pairs, best first, no split objects.
+
+    Split number ``k`` puts the cards at positions ``itertools.combinations(
+    range(7), 3)[k]`` of the 7 cards sorted by :attr:`Card.index` in the
+    coming-back hand, the others in the going-down hand.
+    """
+    idx = _seven(seven)
+    return [((int(v) >> 6) / _SPLIT_DIV, 34 - (int(v) & 63)) for v in (_tables or _get_tables()).scores7(*idx)]
 
 
 def best_split(seven: Iterable[Card]) -> SplitOption:
@@ -840,49 +941,61 @@ def best_split(seven: Iterable[Card]) -> SplitOption:
 
 def best_split_score(seven: Iterable[Card]) -> float:
     """The best score over the 35 splits of 7 cards (no objects built)."""
-    return _max7(*_card_bits(seven, 7), _get_tables().pct)
+    return (_tables or _get_tables()).max7(*_seven(seven)) / _SCORE_DIV
 
 
 def best_discard(eight: Iterable[Card]) -> tuple[Card, float]:
-    """The card to throw from 8 so the other 7 have the best split score.
+    """The card to throw from 8 so that the other 7 have the best split score.
 
     Returns ``(card, best_split_score of the remaining 7)``. Among discards
-    that leave equal scores, the lowest card (by :attr:`Card.index`: lowest
+    that leave equal scores the lowest card (by :attr:`Card.index`: lowest
     rank, then spades, hearts, diamonds, clubs) is thrown. The card returned
-    is the object passed in.
+    is one of the objects passed in.
+
+    Throwing card x and splitting the other 7 is the same as choosing a
+    going-down hand D and a 4-card set E (D, E partition the 8), taking the
+    best 3 of E back and throwing the fourth: 35 partitions, two ways round.
     """
     if type(eight) is not list and type(eight) is not tuple:
-        eight = tuple(eight)  # type: ignore[assignment]
-    bits = _card_bits(eight, 8)
-    t = _get_tables()
-    pct, best3 = t.pct, t.best3
-    scores = _pairings8(*bits, pct, best3)
+        eight = _as_sequence(eight, 8)
+    try:
+        idx = sorted(map(_get_index, eight))
+        ok = len(idx) == 8 and type(idx[0]) is int and len(set(idx)) == 8
+    except (AttributeError, TypeError):
+        ok = False
+    if not ok:
+        idx = _distinct_indices(eight, 8)
+    t = _tables or _get_tables()
+    scores = t.pairings8(*idx)
     best = max(scores)
     first = scores.index(best)
-    if scores.count(best) == 1:
-        hits = [first]
-    else:
-        hits = [n for n in range(first, 70) if scores[n] == best]
-    throw = None
+    hits = [first] if scores.count(best) == 1 else [n for n in range(first, 70) if scores[n] == best]
+    l3, best3 = t.l3, t.best3
+    throw = 99
     for n in hits:
         quad = _QUADS8[n >> 1]
-        s = bits[quad[0]] | bits[quad[1]] | bits[quad[2]] | bits[quad[3]]
-        back4 = s if n & 1 else s ^ sum(bits)  # the 4 cards the back hand comes from
-        want = best3[back4]
-        for b in bits:
-            if b & back4 and pct[back4 ^ b] == want and (throw is None or b < throw):
-                throw = b
-    assert throw is not None
-    return eight[bits.index(throw)], best  # type: ignore[index]
+        if n & 1:  # the coming-back hand comes from the quad
+            source = [idx[k] for k in quad]
+        else:
+            source = [idx[k] for k in range(8) if k not in quad]
+        want = best3[_colex(source)]
+        for x in source:
+            if x < throw and l3[_colex([y for y in source if y != x])] == want:
+                throw = x
+    for card in eight:
+        if card.index == throw:
+            return card, best / _SCORE_DIV
+    raise AssertionError("unreachable")  # pragma: no cover
 
 
 def win_both_estimate(split: SplitOption | float, opponents: int) -> float:
     """Estimated chance that ``split`` wins both comparisons against ``opponents``.
 
-    ``score ** opponents``: assumes every opponent's going-down and
-    coming-back hands are independent, uniformly random hands (ties counted
-    half). It ignores card removal and that opponents pick their best split,
-    so it is optimistic; use it to compare splits or hands, not as odds.
+    ``score ** opponents`` (= percentile4 ** k * percentile3 ** k): assumes every
+    opponent's going-down and coming-back hands are independent, uniformly
+    random hands, ties counted half. It ignores card removal and that opponents
+    choose their best split, so it is optimistic; use it to compare splits or
+    hands, not as exact odds. ``split`` may also be a bare score.
     """
     if opponents < 0:
         raise ValueError("opponents must be >= 0")
@@ -897,8 +1010,8 @@ def win_both_estimate(split: SplitOption | float, opponents: int) -> float:
 def rank_splits_reference(seven: Iterable[Card]) -> list[tuple[float, tuple[Card, ...], tuple[Card, ...]]]:
     """All 35 splits ranked the straightforward way: itertools.combinations,
     each hand classified from scratch, then sorted. Returns
-    ``(score, down, back)`` best first (equal scores in the same fixed order as
-    :func:`rank_splits`). Slow; for cross-checks and benchmarks only.
+    ``(score, down, back)`` best first, equal scores in the same fixed order as
+    :func:`rank_splits`. Slow; for cross-checks and benchmarks only.
     """
     cards = sorted(seven, key=lambda c: c.index)
     if len(cards) != 7 or len(set(cards)) != 7:
@@ -907,8 +1020,8 @@ def rank_splits_reference(seven: Iterable[Card]) -> list[tuple[float, tuple[Card
     out = []
     for back in itertools.combinations(cards, 3):
         down = tuple(c for c in cards if c not in back)
-        score = t.key_pct4[classify4(down).key] * t.key_pct3[classify3(back).key]
-        out.append((score, down, back))
-    # stable sort: equal scores keep combinations order
-    out.sort(key=lambda item: item[0], reverse=True)
+        a4 = t.numerators4[classify4(down).key]
+        a3 = t.numerators3[classify3(back).key]
+        out.append(((a4 * a3) / _SPLIT_DIV, down, back))
+    out.sort(key=lambda item: item[0], reverse=True)  # stable: ties keep combinations order
     return out
