@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import socket
 import time
 from dataclasses import dataclass
 
@@ -29,6 +30,7 @@ class NetConfig:
     idle_timeout: float = 60.0
     max_connections: int = 1000
     max_backlog: int = 1 << 20  # bytes queued to one peer before it is dropped
+    socket_send_buffer: int = 64 * 1024  # keep the kernel's share of a slow peer's backlog small too
     rate: float = 20.0  # sustained requests per second
     burst: float = 40.0
     max_rate_errors: int = 100  # a flood past this is disconnected
@@ -201,6 +203,9 @@ class GameServer:
             writer.write(conn.send(m.Bye(reason=code, message=text)))
             writer.close()
             return
+        sock = writer.get_extra_info("socket")
+        if sock is not None:
+            sock.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, self.net.socket_send_buffer)
         session = ClientSession(self, reader, writer)
         self.sessions.add(session)
         task = asyncio.current_task()

@@ -3,23 +3,33 @@
 Terminals obey escape sequences and bidi controls; a name must never repaint
 someone else's screen or reorder their text. We drop every control and format
 character (Unicode categories Cc and Cf: C0, C1, ESC, DEL, bidi overrides,
-zero-width joiners), fold runs of whitespace to one space and cap the length.
+zero-width joiners) and whole escape sequences, fold runs of whitespace to one space and cap the length.
 Clients still render the result literally (never as markup).
 """
 
 from __future__ import annotations
 
+import re
 import unicodedata
 
 NAME_MAX = 24
 TABLE_NAME_MAX = 40
 CHAT_MAX = 200
 
+# Whole terminal escape sequences (CSI, OSC, two-byte ESC forms, 8-bit CSI), so
+# nothing of "ESC [31m" survives as visible junk once the ESC itself is gone.
+_ESCAPE_SEQUENCE = re.compile(
+    r"\x1b\[[0-?]*[ -/]*[@-~]"
+    r"|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)?"
+    r"|\x1b[@-Z\\-_]"
+    r"|\x9b[0-?]*[ -/]*[@-~]"
+)
+
 
 def clean_text(text: str, limit: int) -> str:
     """Strip control/format characters, fold whitespace, cap at ``limit`` characters."""
     kept = []
-    for char in text:
+    for char in _ESCAPE_SEQUENCE.sub("", text):
         category = unicodedata.category(char)
         if char in "\t\n\r" or category == "Zs":
             kept.append(" ")

@@ -1,0 +1,102 @@
+"""Scripted protocol clients for tests: remember every push, wait on conditions, autoplay."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any, Callable
+
+from client.link import Link, RequestFailed
+from engine.bots import baseline_action
+from protocol import messages as m
+
+WAIT = 10.0
+
+
+class ScriptedClient:
+    """A protocol client that remembers what it was told and can wait for it."""
+
+    def __init__(self, port: int, name: str, token: str | None = None) -> None:
+        self.name = name
+        self.views: dict[str, dict[str, Any]] = {}
+        self.all_views: list[dict[str, Any]] = []
+        self.events: list[dict[str, Any]] = []
+        self.chats: list[m.ChatMessage] = []
+        self.tables: tuple[m.TableSummary, ...] = ()
+        self.raw = bytearray()
+        self.closed_with: tuple[str, str] | None = None
+        self._changed = asyncio.Event()
+        self.link = Link("127.0.0.1", port, name, token, on_push=self._push, on_close=self._closed,
+                         on_data=self.raw.extend)
+
+    async def __aenter__(self) -> "ScriptedClient":
+        await self.link.connect()
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.link.close()
+
+    def _push(self, message: m.Message) -> None:
+        if isinstance(message, m.View):
+            self.views[message.table_id] = message.view
+            self.all_views.append(message.view)
+        elif isinstance(message, m.Event):
+            self.events.extend(message.events)
+        elif isinstance(message, m.ChatMessage):
+            self.chats.append(message)
+        elif isinstance(message, m.Tables):
+            self.tables = message.tables
+        self._changed.set()
+
+    def _closed(self, reason: str, text: str) -> None:
+        self.closed_with = (reason, text)
+        self._changed.set()
+
+    @property
+    def view(self) -> dict[str, Any]:
+        (view,) = self.views.values()
+        return view
+
+    async def wait_for(self, predicate: Callable[[], Any], timeout: float = WAIT) -> Any:
+        """Wait until ``predicate()`` is truthy, re-checking after every push."""
+        async def loop() -> Any:
+            while True:
+                result = predicate()
+                if result:
+                    return result
+                self._changed.clear()
+                await self._changed.wait()
+
+        return await asyncio.wait_for(loop(), timeout)
+
+    async def request(self, kind: type[m.Message], **fields: Any) -> dict[str, Any]:
+        return await self.link.request(kind, **fields)
+
+    async def act(self, action: dict[str, Any]) -> dict[str, Any]:
+        return await self.link.act(action)
+
+
+async def autoplay(client, until_round: int, host: bool = False) -> None:
+    """Play every decision with the baseline bot until the game is over.
+
+    The host ends the game once round ``until_round`` has been completed.
+    """
+    def ready():
+        view = client.views and client.view
+        if not view or view["phase"] == "lobby":
+            return None
+        if view["phase"] == "over" or view["legal"] or (host and view["round"] > until_round):
+            return view
+        return None
+
+    while True:
+        view = await client.wait_for(ready)
+        if view["phase"] == "over":
+            return
+        if host and view["round"] > until_round:
+            await client.request(m.EndGame)
+            continue
+        action = baseline_action(view).to_data()
+        try:
+            await client.act(action)
+        except RequestFailed as exc:  # a stale view: the deadline or a bot moved first
+            assert exc.code in ("not_your_turn", "illegal_action"), exc

@@ -1,0 +1,117 @@
+"""Whole games over real sockets: scripted clients, conservation and information hiding."""
+
+from __future__ import annotations
+
+import asyncio
+from contextlib import AsyncExitStack
+
+import pytest
+
+from engine.game import SHOWDOWN
+from protocol import messages as m
+from scripted import autoplay
+from server.net import ClientSession
+
+
+def conserved(client, brought: int) -> None:
+    for view in client.all_views:
+        if view["phase"] != "lobby":
+            assert sum(p["stack"] for p in view["players"]) + view["pot"] == brought
+
+
+@pytest.mark.parametrize("players", [2, 3, 4, 5])
+async def test_scripted_clients_play_whole_games(connect, players):
+    async with AsyncExitStack() as stack:
+        clients = [await stack.enter_async_context(connect(f"player{i}")) for i in range(players)]
+        host = clients[0]
+        created = await host.request(m.CreateTable, name="test", settings=m.TableSettings(seats=players, ante=10, stack=100))
+        for client in clients[1:]:
+            await client.request(m.Join, table_id=created["table_id"])
+        await host.request(m.Start)
+        await asyncio.wait_for(
+            asyncio.gather(*(autoplay(c, until_round=2, host=(c is host)) for c in clients)), 60
+        )
+        for client in clients:
+            view = client.view
+            assert view["phase"] == "over"
+            assert view["pot"] == 0 and sum(s["stack"] for s in view["standings"]) == 100 * players
+            assert view["round"] >= 2
+            conserved(client, 100 * players)
+        results = [e for e in host.events if e["kind"] == "result"]
+        assert len(results) >= 2
+
+
+async def test_no_client_is_ever_sent_another_players_hidden_cards(server, connect, monkeypatch):
+    """Record every byte pushed to each client with what was secret from it at that moment."""
+    sent: dict[str, list[tuple[bytes, set[str]]]] = {}
+    original = ClientSession.push
+
+    def secrets_for(player_id: str) -> set[str]:
+        player = server.lobby.players.get(player_id)
+        table = server.lobby.tables.get(player.table_id) if player and player.table_id else None
+        game = table.game if table else None
+        if game is None:
+            return set()
+        seat = table.seat_of(player_id)
+        public = {str(c) for c in game.discard_pile}
+        for record in game.round_log:
+            public |= _strings(record.for_seat(None))
+            if record.seat == seat:
+                public |= _strings(record.for_seat(seat))
+        hidden = {str(c) for c in game.stock}
+        if game.phase == SHOWDOWN or game.showdown is None:
+            for other, p in game.players.items():
+                if other != seat:
+                    hidden |= {str(c) for c in p.hand}
+        return hidden - public - ({str(c) for c in game.players[seat].hand} if seat is not None else set())
+
+    def recording_push(session, message):
+        if session.player_id is not None:
+            sent.setdefault(session.player_id, []).append((_encoded(message), secrets_for(session.player_id)))
+        return original(session, message)
+
+    monkeypatch.setattr(ClientSession, "push", recording_push)
+    async with AsyncExitStack() as stack:
+        clients = [await stack.enter_async_context(connect(f"spy{i}")) for i in range(3)]
+        watcher = await stack.enter_async_context(connect("watcher"))
+        host = clients[0]
+        created = await host.request(m.CreateTable, name="secrets", settings=m.TableSettings(seats=4))
+        for client in clients[1:]:
+            await client.request(m.Join, table_id=created["table_id"])
+        await host.request(m.AddBot)
+        await watcher.request(m.Watch, table_id=created["table_id"])
+        await host.request(m.Start)
+        await asyncio.wait_for(asyncio.gather(*(autoplay(c, 2, host=(c is host)) for c in clients)), 60)
+        await watcher.wait_for(lambda: watcher.view["phase"] == "over")
+    checked = 0
+    for player_id, frames in sent.items():
+        for data, hidden in frames:
+            for card in hidden:
+                assert _packed(card) not in data, f"{card} was sent to {player_id}"
+            checked += bool(hidden)
+    assert checked > 100
+    # What we checked is exactly what the clients received, byte for byte.
+    for client in [*clients, watcher]:
+        pushed = b"".join(data for data, _ in sent[client.link.welcome.player_id])
+        assert client.raw and pushed[: len(client.raw)] == bytes(client.raw)
+
+
+def _encoded(message) -> bytes:
+    return m.encode(message)
+
+
+def _packed(card: str) -> bytes:
+    return bytes([0xA0 | len(card)]) + card.encode()
+
+
+def _strings(obj) -> set[str]:
+    found, stack = set(), [obj]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, str):
+            found.add(item)
+        elif isinstance(item, dict):
+            stack.extend(item.values())
+        elif isinstance(item, (list, tuple)):
+            stack.extend(item)
+    return found
