@@ -1,0 +1,84 @@
+"""The Down and Back wire protocol, sans-I/O (bytes and messages only).
+
+Modules:
+
+* :mod:`protocol.framing` -- 4-byte length prefix + msgpack map, size cap,
+  :class:`FrameDecoder`.
+* :mod:`protocol.messages` -- one frozen dataclass per message, ``from_wire`` /
+  ``to_wire``, ``encode`` / ``decode``.
+* :mod:`protocol.connection` -- :class:`Connection`: handshake rules as a table.
+* :mod:`protocol.errors` -- :class:`ProtocolError` and its Remote/Local subclasses.
+
+The full specification for other implementers is ``docs/PROTOCOL.md``.
+Imports only msgpack and the standard library.
+"""
+
+from .connection import Connection, State
+from .errors import LocalProtocolError, ProtocolError, RemoteProtocolError
+from .framing import MAX_DEPTH, MAX_FRAME_SIZE, FrameDecoder, encode_frame
+from .messages import (
+    ACTION_KINDS,
+    CLIENT_MESSAGE_TYPES,
+    DEFAULT_PORT,
+    MESSAGE_TYPES,
+    PROTOCOL_VERSION,
+    SERVER_MESSAGE_TYPES,
+    Act,
+    Action,
+    AddBot,
+    Bye,
+    CallEnd,
+    Chat,
+    ChatMessage,
+    CreateTable,
+    Cut,
+    Discard,
+    EndGame,
+    Error,
+    Event,
+    Hello,
+    History,
+    Join,
+    Leave,
+    ListTables,
+    Message,
+    Ok,
+    Ping,
+    PlayerSummary,
+    Push,
+    RemoveBot,
+    Reply,
+    Request,
+    SitOut,
+    Skip,
+    Split,
+    Start,
+    TableSettings,
+    TableSummary,
+    Tables,
+    TakeDiscard,
+    TakeStock,
+    View,
+    Watch,
+    Welcome,
+    decode,
+    encode,
+    from_wire,
+    parse_action,
+    peek_request_id,
+)
+
+__all__ = [
+    "Connection", "State",
+    "ProtocolError", "RemoteProtocolError", "LocalProtocolError",
+    "MAX_DEPTH", "MAX_FRAME_SIZE", "FrameDecoder", "encode_frame",
+    "ACTION_KINDS", "CLIENT_MESSAGE_TYPES", "DEFAULT_PORT", "MESSAGE_TYPES",
+    "PROTOCOL_VERSION", "SERVER_MESSAGE_TYPES",
+    "Message", "Request", "Reply", "Push", "Action",
+    "TableSettings", "PlayerSummary", "TableSummary",
+    "Cut", "TakeStock", "TakeDiscard", "Discard", "Split", "Skip", "CallEnd",
+    "Hello", "ListTables", "CreateTable", "Join", "Watch", "Leave", "Start", "AddBot",
+    "RemoveBot", "EndGame", "Act", "SitOut", "Chat", "History", "Ping",
+    "Welcome", "Ok", "Error", "Tables", "View", "Event", "ChatMessage", "Bye",
+    "decode", "encode", "from_wire", "parse_action", "peek_request_id",
+]

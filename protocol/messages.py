@@ -1,0 +1,937 @@
+"""Typed, validated protocol messages (sans-I/O).
+
+One frozen dataclass per message type, in the style of h11's ``_events.py``. Each
+class has its wire name in the class attribute ``type`` and its sender in
+``sender`` (``"client"`` or ``"server"``); instances are built with keyword
+arguments and validated on construction, so an invalid message cannot exist::
+
+    >>> msg = Hello(id=1, version=PROTOCOL_VERSION, name="Ann")
+    >>> msg.to_wire()
+    {'type': 'hello', 'id': 1, 'version': 1, 'name': 'Ann', 'token': None, 'client': None}
+    >>> from_wire(msg.to_wire()) == msg
+    True
+
+* :func:`from_wire` turns a decoded map into a message, raising
+  :class:`RemoteProtocolError` (``unknown_type``, ``bad_message``, ``too_long``) for
+  anything that is not exactly a valid message: unknown type, missing field,
+  unexpected field, wrong type (``true`` is not an integer, ``1.0`` is not an
+  integer, an integer is not a string), out-of-range number, over-long string or
+  list, malformed card, table id or token.
+* Building a message with bad values raises :class:`LocalProtocolError`.
+* :func:`encode` / :func:`decode` add the framing of :mod:`protocol.framing`.
+
+Fields whose type allows nil may be omitted on the wire (omitted means nil); a
+few other fields have documented defaults (``settings``, ``limit``, ``result``).
+Everything else is required. Lists arrive as Python lists and are stored as
+tuples. Opaque maps (``Ok.result``, ``View.view``, the items of ``Event.events``)
+are kept as plain dicts: any string-keyed map within the nesting limit.
+
+The rules for every field are written once, as :class:`Spec` objects in the field
+metadata; ``docs/PROTOCOL.md`` documents the same rules for other implementers.
+"""
+
+import dataclasses
+import re
+from dataclasses import MISSING, dataclass, field
+from typing import Any, Callable, ClassVar, TypeVar
+
+from .errors import (
+    BAD_FRAME,
+    BAD_MESSAGE,
+    TOO_LONG,
+    UNKNOWN_TYPE,
+    LocalProtocolError,
+    ProtocolError,
+    RemoteProtocolError,
+)
+from .framing import MAX_DEPTH, MAX_FRAME_SIZE, FrameDecoder, check_structure, encode_frame
+
+__all__ = [
+    "PROTOCOL_VERSION",
+    "DEFAULT_PORT",
+    "MAX_REQUEST_ID",
+    # bases and registries
+    "Spec",
+    "Message",
+    "Request",
+    "Reply",
+    "Push",
+    "Record",
+    "Action",
+    "MESSAGE_TYPES",
+    "CLIENT_MESSAGE_TYPES",
+    "SERVER_MESSAGE_TYPES",
+    "ACTION_KINDS",
+    # records
+    "TableSettings",
+    "PlayerSummary",
+    "TableSummary",
+    # actions
+    "Cut",
+    "TakeStock",
+    "TakeDiscard",
+    "Discard",
+    "Split",
+    "Skip",
+    "CallEnd",
+    # client -> server
+    "Hello",
+    "ListTables",
+    "CreateTable",
+    "Join",
+    "Watch",
+    "Leave",
+    "Start",
+    "AddBot",
+    "RemoveBot",
+    "EndGame",
+    "Act",
+    "SitOut",
+    "Chat",
+    "History",
+    "Ping",
+    # server -> client
+    "Welcome",
+    "Ok",
+    "Error",
+    "Tables",
+    "View",
+    "Event",
+    "ChatMessage",
+    "Bye",
+    # functions
+    "from_wire",
+    "peek_request_id",
+    "parse_action",
+    "encode",
+    "decode",
+]
+
+PROTOCOL_VERSION = 1
+"""The protocol version this package speaks (sent in ``hello`` and ``welcome``)."""
+DEFAULT_PORT = 7777
+"""The server's default TCP port."""
+MAX_REQUEST_ID = 2**32 - 1
+
+_ErrorType = type[ProtocolError]
+
+
+# ---------------------------------------------------------------------------
+# Field specs
+# ---------------------------------------------------------------------------
+
+
+def _kind(value: object) -> str:
+    """Name a value's wire type for an error message (never its content)."""
+    if value is None:
+        return "nil"
+    if isinstance(value, bool):
+        return "bool"
+    if isinstance(value, int):
+        return "integer"
+    if isinstance(value, float):
+        return "float"
+    if isinstance(value, str):
+        return "string"
+    if isinstance(value, (bytes, bytearray, memoryview)):
+        return "binary data"
+    if isinstance(value, (list, tuple)):
+        return "array"
+    if isinstance(value, dict):
+        return "map"
+    return type(value).__name__
+
+
+def _quote(text: str, limit: int = 32) -> str:
+    return repr(text if len(text) <= limit else text[:limit] + "...")
+
+
+def _join(path: str, name: str) -> str:
+    return f"{path}.{name}" if path else name
+
+
+def _is_int(value: object) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+class Spec:
+    """How one field is checked and written. Subclasses are small and public so
+    tests (and docs) can introspect them: ``Int.lo``, ``Str.pattern`` ..."""
+
+    def check(self, value: Any, path: str, depth: int, err: _ErrorType) -> Any:
+        """Validate ``value`` at ``path`` (nesting ``depth``); return the stored form."""
+        raise NotImplementedError
+
+    def to_wire(self, value: Any) -> Any:
+        return value
+
+    def _wrong(self, value: Any, path: str, err: _ErrorType, expected: str) -> ProtocolError:
+        return err(BAD_MESSAGE, f"{path} must be {expected}, got {_kind(value)}", field=path)
+
+
+class Int(Spec):
+    """An integer in ``lo..hi`` (bools and floats are not integers)."""
+
+    def __init__(self, lo: int, hi: int, *, choices: tuple[int, ...] | None = None) -> None:
+        self.lo, self.hi, self.choices = lo, hi, choices
+
+    def check(self, value, path, depth, err):
+        if not _is_int(value):
+            raise self._wrong(value, path, err, "an integer")
+        if self.choices is not None and value not in self.choices:
+            options = " or ".join(str(c) for c in self.choices)
+            raise err(BAD_MESSAGE, f"{path} must be {options}", field=path)
+        if not self.lo <= value <= self.hi:
+            raise err(BAD_MESSAGE, f"{path} must be between {self.lo} and {self.hi}", field=path)
+        return int(value)
+
+
+class Bool(Spec):
+    """``true`` or ``false`` (not 0/1)."""
+
+    def check(self, value, path, depth, err):
+        if not isinstance(value, bool):
+            raise self._wrong(value, path, err, "a bool")
+        return value
+
+
+class Str(Spec):
+    """A string of ``lo..hi`` Unicode code points.
+
+    Free text over ``hi`` is ``too_long``; a string with a ``pattern`` (a format such
+    as a card or a table id) that does not match is ``bad_message``.
+    """
+
+    def __init__(
+        self,
+        lo: int = 0,
+        hi: int = 64,
+        *,
+        pattern: str | None = None,
+        what: str | None = None,
+        choices: tuple[str, ...] | None = None,
+    ) -> None:
+        self.lo, self.hi, self.choices = lo, hi, choices
+        self.pattern = pattern
+        self._regex = re.compile(pattern) if pattern is not None else None
+        self.what = what
+
+    def check(self, value, path, depth, err):
+        if not isinstance(value, str):
+            raise self._wrong(value, path, err, self.what or "a string")
+        size = len(value)
+        if self._regex is not None:
+            if not (self.lo <= size <= self.hi and self._regex.fullmatch(value)):
+                raise err(BAD_MESSAGE, f"{path} must be {self.what}, got {_quote(value)}", field=path)
+        elif size > self.hi:
+            raise err(TOO_LONG, f"{path} is {size} characters long, the limit is {self.hi}", field=path)
+        elif size < self.lo:
+            raise err(BAD_MESSAGE, f"{path} must be at least {self.lo} characters long", field=path)
+        if self.choices is not None and value not in self.choices:
+            options = ", ".join(repr(c) for c in self.choices)
+            raise err(BAD_MESSAGE, f"{path} must be one of {options}, got {_quote(value)}", field=path)
+        return value[:]  # a plain str even for str subclasses / str enums
+
+
+class Nullable(Spec):
+    """``inner`` or nil."""
+
+    def __init__(self, inner: Spec) -> None:
+        self.inner = inner
+
+    def check(self, value, path, depth, err):
+        return None if value is None else self.inner.check(value, path, depth, err)
+
+    def to_wire(self, value):
+        return None if value is None else self.inner.to_wire(value)
+
+
+class ListOf(Spec):
+    """An array of ``lo..hi`` items, each checked by ``item``; stored as a tuple."""
+
+    def __init__(self, item: Spec, lo: int, hi: int) -> None:
+        self.item, self.lo, self.hi = item, lo, hi
+
+    def check(self, value, path, depth, err):
+        if not isinstance(value, (list, tuple)):
+            raise self._wrong(value, path, err, "an array")
+        size = len(value)
+        if self.lo == self.hi and size != self.lo:
+            raise err(BAD_MESSAGE, f"{path} must have exactly {self.lo} items, got {size}", field=path)
+        if size > self.hi:
+            raise err(TOO_LONG, f"{path} has {size} items, the limit is {self.hi}", field=path)
+        if size < self.lo:
+            raise err(BAD_MESSAGE, f"{path} must have at least {self.lo} items", field=path)
+        item = self.item
+        return tuple(item.check(v, f"{path}[{i}]", depth + 1, err) for i, v in enumerate(value))
+
+    def to_wire(self, value):
+        return [self.item.to_wire(v) for v in value]
+
+
+class Nested(Spec):
+    """A map that is one of our record classes (strict: no unknown keys)."""
+
+    def __init__(self, cls: type["_Struct"]) -> None:
+        self.cls = cls
+
+    def check(self, value, path, depth, err):
+        if isinstance(value, self.cls):
+            return value
+        if not isinstance(value, dict):
+            raise self._wrong(value, path, err, "a map")
+        return self.cls._parse(value, path, depth, err)
+
+    def to_wire(self, value):
+        return value.to_wire()
+
+
+class OpaqueMap(Spec):
+    """Any string-keyed map within the nesting limit (contents not interpreted).
+
+    With ``require_kind``, the map must have a string ``kind`` (events).
+    """
+
+    def __init__(self, *, require_kind: bool = False) -> None:
+        self.require_kind = require_kind
+
+    def check(self, value, path, depth, err):
+        if not isinstance(value, dict):
+            raise self._wrong(value, path, err, "a map")
+        try:
+            check_structure(value, max_depth=MAX_DEPTH - depth + 1, error=err, code=BAD_MESSAGE)
+        except ProtocolError as exc:
+            raise err(exc.code, f"{path}: {exc.message}", field=path) from None
+        if self.require_kind:
+            _KIND.check(value.get("kind"), _join(path, "kind"), depth + 1, err)
+        return value
+
+
+class ActionField(Spec):
+    """A game action map, dispatched on its ``kind`` (see :data:`ACTION_KINDS`)."""
+
+    def check(self, value, path, depth, err):
+        if isinstance(value, Action):
+            return value
+        return _parse_action(value, path, depth, err)
+
+    def to_wire(self, value):
+        return value.to_wire()
+
+
+# Reusable field types. The same limits are tabulated in docs/PROTOCOL.md.
+REQUEST_ID = Int(0, MAX_REQUEST_ID)
+VERSION = Int(0, 65535)
+SEAT = Int(0, 4)
+COUNT = Int(0, 2**31 - 1)
+TIMESTAMP = Int(0, 2**63 - 1)
+NAME = Str(0, 64)
+TABLE_NAME = Str(0, 64)
+SOFTWARE = Str(0, 64)
+TEXT = Str(0, 1000)
+CHAT_TEXT = Str(1, 1000)
+PRIVATE_CODE = Str(1, 32)
+_ID_PATTERN = r"[A-Za-z0-9_-]+"
+TABLE_ID = Str(1, 32, pattern=_ID_PATTERN, what="a table id (1-32 of A-Z a-z 0-9 _ -)")
+PLAYER_ID = Str(1, 64, pattern=_ID_PATTERN, what="a player id (1-64 of A-Z a-z 0-9 _ -)")
+TOKEN = Str(1, 128, pattern=_ID_PATTERN, what="a token (1-128 of A-Z a-z 0-9 _ -)")
+CODE = Str(1, 32, pattern=r"[a-z][a-z0-9_]*", what="a code (1-32 of a-z 0-9 _, starting a-z)")
+CARD = Str(
+    2,
+    3,
+    pattern=r"(?:A|[2-9]|10|J|Q|K)[SHDC]",
+    what="a card like '10H' (rank A 2-10 J Q K, then suit S H D C)",
+)
+_KIND = Str(1, 32, pattern=r"[a-z][a-z0-9_]*", what="a kind (1-32 of a-z 0-9 _, starting a-z)")
+TABLE_STATE = Str(choices=("waiting", "playing", "finished"))
+
+
+# ---------------------------------------------------------------------------
+# Struct machinery (shared by messages, records and actions)
+# ---------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class _FieldInfo:
+    spec: Spec
+    default: Callable[[], Any] | None  # None: the field is required
+
+
+def _f(spec: Spec, default: Any = MISSING, *, factory: Any = MISSING) -> Any:
+    return field(default=default, default_factory=factory, metadata={"spec": spec})
+
+
+class _Struct:
+    """Base of every wire map with a fixed set of fields."""
+
+    __slots__ = ()
+    _fields: ClassVar[dict[str, _FieldInfo]] = {}
+    _tag_key: ClassVar[str | None] = None  # "type" for messages, "kind" for actions
+
+    def __post_init__(self) -> None:
+        for name, info in self._fields.items():
+            value = getattr(self, name)
+            checked = info.spec.check(value, name, 2, LocalProtocolError)
+            if checked is not value:
+                object.__setattr__(self, name, checked)
+
+    def to_wire(self) -> dict[str, Any]:
+        """The plain map to encode (tag first, then every field, nils included)."""
+        out: dict[str, Any] = {}
+        if self._tag_key is not None:
+            out[self._tag_key] = getattr(self, self._tag_key)
+        for name, info in self._fields.items():
+            out[name] = info.spec.to_wire(getattr(self, name))
+        return out
+
+    @classmethod
+    def from_wire(cls, obj: Any) -> Any:
+        """Parse a decoded map as exactly this class (``RemoteProtocolError`` if not)."""
+        if not isinstance(obj, dict):
+            raise RemoteProtocolError(BAD_MESSAGE, f"expected a map, got {_kind(obj)}")
+        if cls._tag_key is not None:
+            tag = getattr(cls, cls._tag_key)
+            if obj.get(cls._tag_key) != tag:
+                raise RemoteProtocolError(BAD_MESSAGE, f"{cls._tag_key} must be {tag!r}")
+        return cls._parse(obj, "", 1, RemoteProtocolError)
+
+    @classmethod
+    def _parse(cls, obj: dict[Any, Any], path: str, depth: int, err: _ErrorType) -> Any:
+        fields = cls._fields
+        for key in obj:
+            if key == cls._tag_key:
+                continue
+            if not isinstance(key, str):
+                raise err(BAD_MESSAGE, f"{path or 'message'}: map keys must be strings", field=path or None)
+            if key not in fields:
+                where = f" in {path}" if path else ""
+                raise err(BAD_MESSAGE, f"unexpected field {_quote(key)}{where}", field=_join(path, key))
+        values: dict[str, Any] = {}
+        for name, info in fields.items():
+            if name in obj:
+                values[name] = info.spec.check(obj[name], _join(path, name), depth + 1, err)
+            elif info.default is not None:
+                values[name] = info.default()
+            else:
+                where = f" in {path}" if path else ""
+                raise err(BAD_MESSAGE, f"missing field {name!r}{where}", field=_join(path, name))
+        # Already validated: build without running __post_init__ again.
+        instance = object.__new__(cls)
+        for name, value in values.items():
+            object.__setattr__(instance, name, value)
+        return instance
+
+
+_S = TypeVar("_S", bound=type)
+
+
+def _struct(cls: _S) -> _S:
+    cls = dataclass(frozen=True, slots=True, kw_only=True)(cls)
+    infos: dict[str, _FieldInfo] = {}
+    for f in dataclasses.fields(cls):
+        spec = f.metadata.get("spec")
+        if not isinstance(spec, Spec):
+            raise TypeError(f"{cls.__name__}.{f.name} has no wire spec")
+        if f.default is not MISSING:
+            default: Callable[[], Any] | None = (lambda v=f.default: v)
+        elif f.default_factory is not MISSING:
+            default = f.default_factory
+        else:
+            default = None
+        infos[f.name] = _FieldInfo(spec, default)
+    cls._fields = infos
+    return cls
+
+
+# ---------------------------------------------------------------------------
+# Records (nested maps with a fixed shape)
+# ---------------------------------------------------------------------------
+
+
+class Record(_Struct):
+    """A nested map with fixed fields (no tag)."""
+
+    __slots__ = ()
+
+
+@_struct
+class TableSettings(Record):
+    """Table settings chosen at creation; every field is optional on the wire."""
+
+    ante: int = _f(Int(1, 1_000_000), 10)
+    stack: int = _f(Int(1, 1_000_000_000), 1000)
+    seats: int = _f(Int(2, 5), 5)
+    turns: int = _f(Int(6, 7, choices=(6, 7)), 6)
+    early_call: bool = _f(Bool(), False)
+    no_take_back: bool = _f(Bool(), False)
+
+
+@_struct
+class PlayerSummary(Record):
+    """One seated player in a :class:`TableSummary`."""
+
+    seat: int = _f(SEAT)
+    name: str = _f(NAME)
+    bot: bool = _f(Bool())
+    connected: bool = _f(Bool())
+
+
+@_struct
+class TableSummary(Record):
+    """A lobby entry, as in ``tables`` and the ``list_tables`` result."""
+
+    table_id: str = _f(TABLE_ID)
+    name: str = _f(TABLE_NAME)
+    host: str | None = _f(Nullable(NAME), None)
+    seats: int = _f(Int(2, 5))
+    players: tuple[PlayerSummary, ...] = _f(ListOf(Nested(PlayerSummary), 0, 5))
+    settings: TableSettings = _f(Nested(TableSettings))
+    state: str = _f(TABLE_STATE)
+    private: bool = _f(Bool())
+    spectators: int = _f(COUNT)
+
+
+# ---------------------------------------------------------------------------
+# Actions (the map inside ``act``; also the items of a view's ``legal`` list)
+# ---------------------------------------------------------------------------
+
+
+class Action(_Struct):
+    """A game action; ``kind`` names it on the wire."""
+
+    __slots__ = ()
+    _tag_key = "kind"
+    kind: ClassVar[str]
+
+
+ACTION_KINDS: dict[str, type[Action]] = {}
+"""Wire ``kind`` -> action class."""
+
+
+def _action(cls: _S) -> _S:
+    cls = _struct(cls)
+    if cls.kind in ACTION_KINDS:
+        raise TypeError(f"duplicate action kind {cls.kind!r}")
+    ACTION_KINDS[cls.kind] = cls
+    return cls
+
+
+@_action
+class Cut(Action):
+    """Cut the deck; ``position`` = cards lifted off the top, nil = random."""
+
+    kind: ClassVar[str] = "cut"
+    position: int | None = _f(Nullable(Int(0, 52)), None)
+
+
+@_action
+class TakeStock(Action):
+    """Take the top card of the stock."""
+
+    kind: ClassVar[str] = "take_stock"
+
+
+@_action
+class TakeDiscard(Action):
+    """Take the top card of the discard pile."""
+
+    kind: ClassVar[str] = "take_discard"
+
+
+@_action
+class Discard(Action):
+    """Discard ``card`` face up."""
+
+    kind: ClassVar[str] = "discard"
+    card: str = _f(CARD)
+
+
+@_action
+class Split(Action):
+    """Split the seven cards: four going down, three coming back."""
+
+    kind: ClassVar[str] = "split"
+    down: tuple[str, ...] = _f(ListOf(CARD, 4, 4))
+    back: tuple[str, ...] = _f(ListOf(CARD, 3, 3))
+
+
+@_action
+class Skip(Action):
+    """Pass the turn without drawing (no-take-back variant)."""
+
+    kind: ClassVar[str] = "skip"
+
+
+@_action
+class CallEnd(Action):
+    """Announce that drawing ends with this orbit (early-call variant)."""
+
+    kind: ClassVar[str] = "call_end"
+
+
+def _parse_action(obj: Any, path: str, depth: int, err: _ErrorType) -> Action:
+    if not isinstance(obj, dict):
+        raise err(BAD_MESSAGE, f"{path} must be a map, got {_kind(obj)}", field=path)
+    if "kind" not in obj:
+        raise err(BAD_MESSAGE, f"missing field 'kind' in {path}", field=_join(path, "kind"))
+    kind = obj["kind"]
+    if not isinstance(kind, str):
+        raise err(BAD_MESSAGE, f"{path}.kind must be a string, got {_kind(kind)}", field=_join(path, "kind"))
+    cls = ACTION_KINDS.get(kind)
+    if cls is None:
+        known = ", ".join(ACTION_KINDS)
+        raise err(BAD_MESSAGE, f"unknown action kind {_quote(kind)} (known: {known})", field=_join(path, "kind"))
+    return cls._parse(obj, path, depth, err)
+
+
+def parse_action(obj: Any) -> Action:
+    """Parse an action map (e.g. an item of a view's ``legal`` list).
+
+    Raises :class:`RemoteProtocolError` (``bad_message``) if it is not a valid action.
+    """
+    return _parse_action(obj, "action", 1, RemoteProtocolError)
+
+
+# ---------------------------------------------------------------------------
+# Messages
+# ---------------------------------------------------------------------------
+
+
+class Message(_Struct):
+    """Base of all messages; ``type`` is the wire name, ``sender`` who may send it."""
+
+    __slots__ = ()
+    _tag_key = "type"
+    type: ClassVar[str]
+    sender: ClassVar[str]
+
+
+class Request(Message):
+    """A client -> server message; carries ``id``, answered by one reply."""
+
+    __slots__ = ()
+    sender: ClassVar[str] = "client"
+
+
+class Reply(Message):
+    """A server -> client answer to a request (``welcome``, ``ok``, ``error``)."""
+
+    __slots__ = ()
+    sender: ClassVar[str] = "server"
+
+
+class Push(Message):
+    """An unsolicited server -> client message."""
+
+    __slots__ = ()
+    sender: ClassVar[str] = "server"
+
+
+MESSAGE_TYPES: dict[str, type[Message]] = {}
+"""Wire ``type`` -> message class, for every message in either direction."""
+
+
+def _message(cls: _S) -> _S:
+    cls = _struct(cls)
+    if cls.type in MESSAGE_TYPES:
+        raise TypeError(f"duplicate message type {cls.type!r}")
+    MESSAGE_TYPES[cls.type] = cls
+    return cls
+
+
+# -- client -> server --------------------------------------------------------
+
+
+@_message
+class Hello(Request):
+    """First message on every connection; answered by ``welcome`` or ``error``."""
+
+    type: ClassVar[str] = "hello"
+    id: int = _f(REQUEST_ID)
+    version: int = _f(VERSION)
+    name: str = _f(NAME)
+    token: str | None = _f(Nullable(TOKEN), None)
+    client: str | None = _f(Nullable(SOFTWARE), None)
+
+
+@_message
+class ListTables(Request):
+    """Ask for the lobby; ok result ``{tables: [table summary]}``."""
+
+    type: ClassVar[str] = "list_tables"
+    id: int = _f(REQUEST_ID)
+
+
+@_message
+class CreateTable(Request):
+    """Create a table (the creator is its host, seated); ok result ``{table_id}``."""
+
+    type: ClassVar[str] = "create_table"
+    id: int = _f(REQUEST_ID)
+    name: str = _f(TABLE_NAME)
+    settings: TableSettings = _f(Nested(TableSettings), factory=TableSettings)
+    private_code: str | None = _f(Nullable(PRIVATE_CODE), None)
+
+
+@_message
+class Join(Request):
+    """Take a seat (nil: any free seat); ok result ``{seat}``."""
+
+    type: ClassVar[str] = "join"
+    id: int = _f(REQUEST_ID)
+    table_id: str = _f(TABLE_ID)
+    seat: int | None = _f(Nullable(SEAT), None)
+    private_code: str | None = _f(Nullable(PRIVATE_CODE), None)
+
+
+@_message
+class Watch(Request):
+    """Watch a table as a spectator."""
+
+    type: ClassVar[str] = "watch"
+    id: int = _f(REQUEST_ID)
+    table_id: str = _f(TABLE_ID)
+    private_code: str | None = _f(Nullable(PRIVATE_CODE), None)
+
+
+@_message
+class Leave(Request):
+    """Leave the current table (seat or spectator place)."""
+
+    type: ClassVar[str] = "leave"
+    id: int = _f(REQUEST_ID)
+
+
+@_message
+class Start(Request):
+    """Host only: start the game."""
+
+    type: ClassVar[str] = "start"
+    id: int = _f(REQUEST_ID)
+
+
+@_message
+class AddBot(Request):
+    """Host only: seat a bot in the first free seat; ok result ``{seat}``."""
+
+    type: ClassVar[str] = "add_bot"
+    id: int = _f(REQUEST_ID)
+
+
+@_message
+class RemoveBot(Request):
+    """Host only: remove the bot in ``seat``."""
+
+    type: ClassVar[str] = "remove_bot"
+    id: int = _f(REQUEST_ID)
+    seat: int = _f(SEAT)
+
+
+@_message
+class EndGame(Request):
+    """Host only: end the running game."""
+
+    type: ClassVar[str] = "end_game"
+    id: int = _f(REQUEST_ID)
+
+
+@_message
+class Act(Request):
+    """Play an action at your table."""
+
+    type: ClassVar[str] = "act"
+    id: int = _f(REQUEST_ID)
+    action: Action = _f(ActionField())
+
+
+@_message
+class SitOut(Request):
+    """``away=true``: sit out (auto-played); ``away=false``: back in."""
+
+    type: ClassVar[str] = "sit_out"
+    id: int = _f(REQUEST_ID)
+    away: bool = _f(Bool())
+
+
+@_message
+class Chat(Request):
+    """Say something at your table."""
+
+    type: ClassVar[str] = "chat"
+    id: int = _f(REQUEST_ID)
+    text: str = _f(CHAT_TEXT)
+
+
+@_message
+class History(Request):
+    """Ask for the last ``limit`` finished rounds; ok result ``{rounds: [...]}``."""
+
+    type: ClassVar[str] = "history"
+    id: int = _f(REQUEST_ID)
+    limit: int = _f(Int(1, 100), 10)
+
+
+@_message
+class Ping(Request):
+    """Heartbeat; answered by ``ok``."""
+
+    type: ClassVar[str] = "ping"
+    id: int = _f(REQUEST_ID)
+
+
+# -- server -> client --------------------------------------------------------
+
+
+@_message
+class Welcome(Reply):
+    """The reply to an accepted ``hello``."""
+
+    type: ClassVar[str] = "welcome"
+    id: int = _f(REQUEST_ID)
+    version: int = _f(VERSION)
+    server: str = _f(SOFTWARE)
+    player_id: str = _f(PLAYER_ID)
+    token: str = _f(TOKEN)
+    resumed: bool = _f(Bool())
+    table_id: str | None = _f(Nullable(TABLE_ID), None)
+    seat: int | None = _f(Nullable(SEAT), None)
+
+
+@_message
+class Ok(Reply):
+    """Success reply to request ``id``; ``result`` depends on the request."""
+
+    type: ClassVar[str] = "ok"
+    id: int = _f(REQUEST_ID)
+    result: dict[str, Any] = _f(OpaqueMap(), factory=dict)
+
+
+@_message
+class Error(Reply):
+    """Failure reply to request ``id`` (nil when not tied to a request)."""
+
+    type: ClassVar[str] = "error"
+    id: int | None = _f(Nullable(REQUEST_ID), None)
+    code: str = _f(CODE)
+    message: str = _f(TEXT)
+
+    @classmethod
+    def from_exception(cls, exc: ProtocolError, *, id: int | None = None) -> "Error":
+        """The ``error`` to send for a :class:`ProtocolError` (id: ``exc.request_id``)."""
+        request_id = id if id is not None else exc.request_id
+        message = exc.message if len(exc.message) <= 1000 else exc.message[:997] + "..."
+        return cls(id=request_id, code=exc.code, message=message)
+
+
+@_message
+class Tables(Push):
+    """The lobby changed: the full current list of tables."""
+
+    type: ClassVar[str] = "tables"
+    tables: tuple[TableSummary, ...] = _f(ListOf(Nested(TableSummary), 0, 500))
+
+
+@_message
+class View(Push):
+    """Your complete current view of your table (opaque map, see PROTOCOL.md)."""
+
+    type: ClassVar[str] = "view"
+    table_id: str = _f(TABLE_ID)
+    view: dict[str, Any] = _f(OpaqueMap())
+
+
+@_message
+class Event(Push):
+    """Things that just happened at your table, oldest first."""
+
+    type: ClassVar[str] = "event"
+    table_id: str = _f(TABLE_ID)
+    events: tuple[dict[str, Any], ...] = _f(ListOf(OpaqueMap(require_kind=True), 1, 200))
+
+
+@_message
+class ChatMessage(Push):
+    """A chat line at your table (``seat`` nil: a spectator or the server)."""
+
+    type: ClassVar[str] = "chat_message"
+    table_id: str = _f(TABLE_ID)
+    seat: int | None = _f(Nullable(SEAT), None)
+    name: str = _f(NAME)
+    text: str = _f(TEXT)
+    ts: int = _f(TIMESTAMP)
+
+
+@_message
+class Bye(Push):
+    """The server is closing the connection."""
+
+    type: ClassVar[str] = "bye"
+    reason: str = _f(CODE)
+    message: str = _f(TEXT)
+
+
+CLIENT_MESSAGE_TYPES = frozenset(t for t, c in MESSAGE_TYPES.items() if c.sender == "client")
+SERVER_MESSAGE_TYPES = frozenset(t for t, c in MESSAGE_TYPES.items() if c.sender == "server")
+
+
+# ---------------------------------------------------------------------------
+# Entry points
+# ---------------------------------------------------------------------------
+
+
+def peek_request_id(obj: Any) -> int | None:
+    """The map's ``id`` if it is a valid request id, else ``None`` (never raises)."""
+    if isinstance(obj, dict):
+        value = obj.get("id")
+        if _is_int(value) and 0 <= value <= MAX_REQUEST_ID:
+            return int(value)
+    return None
+
+
+def from_wire(obj: Any) -> Message:
+    """Validate a decoded map and return the message it is.
+
+    Raises :class:`RemoteProtocolError` with code ``unknown_type``, ``bad_message``
+    or ``too_long``; its ``request_id`` is set when the map had a usable ``id``.
+    """
+    try:
+        if not isinstance(obj, dict):
+            raise RemoteProtocolError(BAD_MESSAGE, f"a message must be a map, got {_kind(obj)}")
+        if "type" not in obj:
+            raise RemoteProtocolError(BAD_MESSAGE, "missing field 'type'", field="type")
+        name = obj["type"]
+        if not isinstance(name, str):
+            raise RemoteProtocolError(BAD_MESSAGE, f"type must be a string, got {_kind(name)}", field="type")
+        cls = MESSAGE_TYPES.get(name)
+        if cls is None:
+            raise RemoteProtocolError(UNKNOWN_TYPE, f"unknown message type {_quote(name)}", field="type")
+        return cls._parse(obj, "", 1, RemoteProtocolError)
+    except RemoteProtocolError as exc:
+        if exc.request_id is None:
+            exc.request_id = peek_request_id(obj)
+        raise
+
+
+def encode(msg: Message, *, max_frame_size: int = MAX_FRAME_SIZE) -> bytes:
+    """The framed bytes for ``msg`` (:class:`LocalProtocolError` if it cannot be sent)."""
+    if not isinstance(msg, Message):
+        raise LocalProtocolError(BAD_MESSAGE, f"not a message: {type(msg).__name__}")
+    return encode_frame(msg.to_wire(), max_frame_size=max_frame_size)
+
+
+def decode(data: bytes, *, max_frame_size: int = MAX_FRAME_SIZE) -> Message:
+    """Decode ``data`` holding exactly one frame into a message.
+
+    Convenience for tests and tools; streams should use :class:`FrameDecoder` or
+    :class:`protocol.connection.Connection`.
+    """
+    decoder = FrameDecoder(max_frame_size)
+    decoder.feed(data)
+    frame = decoder.next_frame()
+    if frame is None:
+        decoder.eof()
+        raise RemoteProtocolError(BAD_FRAME, "no frame in the data")
+    if decoder.pending or decoder.incomplete or decoder.failed:
+        raise RemoteProtocolError(BAD_FRAME, "bytes after the first frame")
+    return from_wire(frame)
+
