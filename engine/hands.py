@@ -383,11 +383,6 @@ _BINOM: list[list[int]] = [[comb(n, k) for n in range(53)] for k in range(5)]
 _C2, _C3, _C4 = _BINOM[2], _BINOM[3], _BINOM[4]
 
 
-def _colex(indices: Sequence[int]) -> int:
-    """Colex rank of sorted card indices (the table position of the hand)."""
-    return sum(_BINOM[k + 1][i] for k, i in enumerate(indices))
-
-
 def _block(rank: int, suits: Sequence[int], slot: int) -> int:
     """Colex contribution of cards of one rank (suits ascending) at sorted ``slot``."""
     return sum(_BINOM[slot + k + 1][(rank - 1) * 4 + s] for k, s in enumerate(suits))
@@ -597,10 +592,19 @@ _consume = deque(maxlen=0).extend
 # The 35 splits of 7 cards in their fixed order: split k puts the cards at
 # positions _TRIPLES7[k] (of the 7 sorted by index) in the coming-back hand.
 _TRIPLES7: tuple[tuple[int, int, int], ...] = tuple(itertools.combinations(range(7), 3))
+_SPLITS7: tuple[tuple[tuple[int, ...], tuple[int, ...]], ...] = tuple(
+    (tuple(i for i in range(7) if i not in t), t) for t in _TRIPLES7
+)  # (going-down positions, coming-back positions) of each split
+_SPLIT_GETTERS = tuple((operator.itemgetter(*d), operator.itemgetter(*b)) for d, b in _SPLITS7)
 # 8 cards: the 35 4-card subsets that contain position 0. Pairing 2m has
 # going-down hand _QUADS8[m] and coming-back hand from the other 4 cards;
 # pairing 2m + 1 the other way round.
 _QUADS8: tuple[tuple[int, ...], ...] = tuple((0, *t) for t in itertools.combinations(range(1, 8), 3))
+# For pairing n, the positions (of the 8) of the 4 cards the coming-back hand comes from.
+_BACK_SOURCE8 = tuple(
+    operator.itemgetter(*(q if way else [i for i in range(8) if i not in q]))
+    for q in _QUADS8 for way in (0, 1)
+)
 
 
 def _compile_split_functions(l4: list[float], l3: list[float] | None = None,
@@ -837,11 +841,36 @@ class SplitOption:
                 f"back='{' '.join(map(str, self.back))}' [{self.back_value.name}], score={self.score:.4f})")
 
 
-def _display_order(indices: Iterable[int]) -> tuple[Card, ...]:
-    cards = [DECK[i] for i in indices]
-    counts = Counter(c.rank for c in cards)
-    cards.sort(key=lambda c: (-counts[c.rank], -c.rank, c.index))
-    return tuple(cards)
+def _display_order(indices: Sequence[int]) -> tuple[Card, ...]:
+    """Cards of ascending ``indices``, most significant first: bigger groups of
+    a rank first, then higher ranks, then suit order."""
+    counts = [0] * 13
+    for i in indices:
+        counts[i >> 2] += 1
+    # descending (count, rank, 3 - suit), packed in one int: count*64 + rank*4 + 3 - suit
+    order = sorted([(counts[i >> 2] << 6) + (i & ~3) + 3 - (i & 3) for i in indices], reverse=True)
+    return tuple([DECK[(k & 63 & ~3) + 3 - (k & 3)] for k in order])
+
+
+def _display4(a: int, b: int, c: int, d: int) -> tuple[Card, ...]:
+    """:func:`_display_order` of ``a < b < c < d``, fast when the ranks differ."""
+    if a >> 2 != b >> 2 != c >> 2 != d >> 2:
+        return (DECK[d], DECK[c], DECK[b], DECK[a])
+    return _display_order((a, b, c, d))
+
+
+def _display3(a: int, b: int, c: int) -> tuple[Card, ...]:
+    if a >> 2 != b >> 2 != c >> 2:
+        return (DECK[c], DECK[b], DECK[a])
+    return _display_order((a, b, c))
+
+
+def _new_split_option(down: tuple[Card, ...], back: tuple[Card, ...], score: float) -> SplitOption:
+    """``SplitOption(down, back, score)`` without the frozen dataclass's slow
+    ``__init__`` (which sets each field through ``object.__setattr__``)."""
+    option = object.__new__(SplitOption)
+    option.__dict__.update(down=down, back=back, score=score)
+    return option
 
 
 class RankedSplits(Sequence[SplitOption]):
@@ -873,13 +902,9 @@ class RankedSplits(Sequence[SplitOption]):
         option = self._options[i]
         if option is None:
             packed = int(self._packed[i])
-            back = _TRIPLES7[34 - (packed & 63)]
+            down, back = _SPLIT_GETTERS[34 - (packed & 63)]
             idx = self._indices
-            option = SplitOption(
-                _display_order(idx[k] for k in range(7) if k not in back),
-                _display_order(idx[k] for k in back),
-                (packed >> 6) / _SPLIT_DIV,
-            )
+            option = _new_split_option(_display4(*down(idx)), _display3(*back(idx)), (packed >> 6) / _SPLIT_DIV)
             self._options[i] = option
         return option
 
@@ -931,7 +956,7 @@ def rank_split_scores(seven: Iterable[Card]) -> list[tuple[float, int]]:
     coming-back hand, the others in the going-down hand.
     """
     idx = _seven(seven)
-    return [((int(v) >> 6) / _SPLIT_DIV, 34 - (int(v) & 63)) for v in (_tables or _get_tables()).scores7(*idx)]
+    return [((v >> 6) / _SPLIT_DIV, 34 - (v & 63)) for v in map(int, (_tables or _get_tables()).scores7(*idx))]
 
 
 def best_split(seven: Iterable[Card]) -> SplitOption:
@@ -960,7 +985,8 @@ def best_discard(eight: Iterable[Card]) -> tuple[Card, float]:
         eight = _as_sequence(eight, 8)
     try:
         idx = sorted(map(_get_index, eight))
-        ok = len(idx) == 8 and type(idx[0]) is int and len(set(idx)) == 8
+        ok = (len(idx) == 8 and type(idx[0]) is int
+              and idx[0] < idx[1] < idx[2] < idx[3] < idx[4] < idx[5] < idx[6] < idx[7])
     except (AttributeError, TypeError):
         ok = False
     if not ok:
@@ -968,24 +994,29 @@ def best_discard(eight: Iterable[Card]) -> tuple[Card, float]:
     t = _tables or _get_tables()
     scores = t.pairings8(*idx)
     best = max(scores)
-    first = scores.index(best)
-    hits = [first] if scores.count(best) == 1 else [n for n in range(first, 70) if scores[n] == best]
-    l3, best3 = t.l3, t.best3
-    throw = 99
-    for n in hits:
-        quad = _QUADS8[n >> 1]
-        if n & 1:  # the coming-back hand comes from the quad
-            source = [idx[k] for k in quad]
-        else:
-            source = [idx[k] for k in range(8) if k not in quad]
-        want = best3[_colex(source)]
-        for x in source:
-            if x < throw and l3[_colex([y for y in source if y != x])] == want:
-                throw = x
+    n = scores.index(best)
+    throw = _throw8(t.l3, _BACK_SOURCE8[n](idx))
+    if scores.count(best) > 1:  # equal scores: throw the lowest of their cards
+        for m in range(n + 1, 70):
+            if scores[m] == best:
+                throw = min(throw, _throw8(t.l3, _BACK_SOURCE8[m](idx)))
     for card in eight:
         if card.index == throw:
             return card, best / _SCORE_DIV
     raise AssertionError("unreachable")  # pragma: no cover
+
+
+def _throw8(l3: list[float], source: tuple[int, int, int, int]) -> int:
+    """The card of ``source`` (4 ascending indices) whose loss leaves the best
+    3-card hand; the lowest such card if several do."""
+    s0, s1, s2, s3 = source
+    backs = (  # dropping s0, s1, s2, s3
+        l3[s1 + _C2[s2] + _C3[s3]],
+        l3[s0 + _C2[s2] + _C3[s3]],
+        l3[s0 + _C2[s1] + _C3[s3]],
+        l3[s0 + _C2[s1] + _C3[s2]],
+    )
+    return source[backs.index(max(backs))]
 
 
 def win_both_estimate(split: SplitOption | float, opponents: int) -> float:
