@@ -79,6 +79,7 @@ from .cards import DECK, Card, Rank
 __all__ = [
     "Category4",
     "Category3",
+    "HandError",
     "HandValue",
     "SplitOption",
     "RankedSplits",
@@ -99,6 +100,7 @@ __all__ = [
     "best_discard",
     "win_both_estimate",
     "warm_up",
+    "rank_splits_reference",
 ]
 
 
