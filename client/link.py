@@ -170,4 +170,6 @@ class Link:
 def _reason(exc: BaseException) -> str:
     if isinstance(exc, asyncio.TimeoutError):
         return "timed out"
+    if isinstance(exc, ConnectionRefusedError) or "Connect call failed" in str(exc):
+        return "connection refused (is the server running on that port?)"
     return getattr(exc, "strerror", None) or str(exc) or type(exc).__name__

@@ -1,0 +1,156 @@
+"""``dab-client [host[:port]]``: play Down and Back in the terminal.
+
+With an address it connects to that server; without one it starts a practice
+game (a server and three bots inside this process). Connection problems are
+reported in one line on stderr with a non-zero exit code, before the terminal
+switches to full screen.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import sys
+import time
+from typing import TYPE_CHECKING, Any
+
+from . import __version__
+from .address import DEFAULT_PORT, AddressError, parse_address
+from .config import ClientConfig, login_name
+
+if TYPE_CHECKING:
+    from .app import DabApp
+
+PROG = "dab-client"
+EXIT_USAGE, EXIT_CONNECT = 2, 3
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog=PROG,
+        description="Play Down and Back, the Lancashire pub card game, in your terminal. "
+                    "Give a server address to join friends; give none for a practice game against bots.",
+        epilog="Keys: F1 or ? shows the rules and keys; ctrl+q quits.",
+    )
+    parser.add_argument("address", nargs="?", metavar="HOST[:PORT]",
+                        help=f"server to join (port {DEFAULT_PORT} if omitted; IPv6 as [::1]:{DEFAULT_PORT}); "
+                             "leave out for a practice game")
+    parser.add_argument("--name", help="your name at the table (default: remembered, else your login name)")
+    parser.add_argument("--ascii", action="store_true", help="no Unicode suit symbols or box drawing for cards")
+    parser.add_argument("--four-colour", "--four-color", dest="four_colour", action="store_true",
+                        help="four-colour deck: clubs green, diamonds blue, hearts red, spades plain")
+    practice = parser.add_argument_group("practice game (no address)")
+    practice.add_argument("--bots", type=int, default=3, choices=range(1, 5), metavar="N",
+                          help="number of bots, 1 to 4 (default 3)")
+    practice.add_argument("--bot-delay", type=float, default=0.8, metavar="SECONDS",
+                          help="pause before each bot move (default 0.8)")
+    practice.add_argument("--turn-timeout", type=float, default=300.0, metavar="SECONDS",
+                          help="time for each of your decisions before it is played for you (default 300)")
+    parser.add_argument("--config-dir", default=None, help=argparse.SUPPRESS)
+    parser.add_argument("--seed", default=None, help=argparse.SUPPRESS)
+    parser.add_argument("--version", action="version", version=f"{PROG} {__version__}")
+    return parser
+
+
+def error(text: str) -> None:
+    print(f"{PROG}: {text}", file=sys.stderr)
+
+
+def bench_hooks() -> dict[str, Any]:
+    """Benchmark support: markers on the file descriptor in ``DAB_BENCH_FD``."""
+    fd_text = os.environ.get("DAB_BENCH_FD")
+    if not fd_text:
+        return {}
+    fd = int(fd_text)
+    exit_after_paint = os.environ.get("DAB_BENCH_EXIT") == "1"
+    app_ref: list[DabApp] = []
+
+    def painted() -> None:
+        os.write(fd, f"paint {time.perf_counter():.6f}\n".encode())
+        if exit_after_paint and app_ref:
+            app_ref[0].exit()
+
+    def on_view(view: dict[str, Any]) -> None:
+        me = view.get("seat")
+        mine = int(me in (view.get("to_act") or []))
+        os.write(fd, f"view {mine} {view.get('phase')} {view.get('turn')} {view.get('step')}\n".encode())
+
+    return {"on_table_painted": painted, "on_view": on_view, "_app_ref": app_ref}
+
+
+async def run(args: argparse.Namespace, config: ClientConfig) -> int:
+    from .link import LinkError
+    from .render import Display
+    from .session import Session
+
+    name = (args.name or config.name or login_name()).strip()[:24] or "player"
+    display = Display(ascii=args.ascii, four_colour=args.four_colour)
+    hooks = bench_hooks()
+    app_ref = hooks.pop("_app_ref", [])
+    server = None
+    if args.address is None:
+        from .practice import PracticeOptions, start_practice
+
+        options = PracticeOptions(bots=args.bots, bot_delay=max(0.0, args.bot_delay),
+                                  turn_timeout=max(1.0, args.turn_timeout),
+                                  seed=args.seed.encode() if args.seed else None)
+        try:
+            server, session = await start_practice(name, options)
+        except (LinkError, OSError) as exc:
+            error(f"cannot start the practice game: {getattr(exc, 'message', exc)}")
+            return EXIT_CONNECT
+        label = "practice"
+        config.name = name
+    else:
+        try:
+            address = parse_address(args.address)
+        except AddressError as exc:
+            error(str(exc))
+            return EXIT_USAGE
+        key = str(address)
+        token = config.tokens.get(key)
+        if args.name and config.name and args.name.strip() != config.name:
+            token = None  # a new name is a new player
+        session = Session(address.host, address.port, name, token)
+        try:
+            await session.connect()
+        except LinkError as exc:
+            if exc.code in ("unreachable", "disconnected", "timeout"):
+                error(exc.message)
+            else:
+                error(f"{address} refused the connection: {exc.message} ({exc.code})")
+            return EXIT_CONNECT
+        config.name, config.last_server = name, key
+        if session.token:
+            config.tokens[key] = session.token
+        label = key
+    config.save()
+
+    from .app import DabApp
+
+    app = DabApp(session, display=display, server_label=label, player_name=name, **hooks)
+    app_ref.append(app)
+    try:
+        await app.run_async()
+    finally:
+        await session.close()
+        if server is not None:
+            await server.close(grace=0.5)
+    if app.fatal_error:
+        error(app.fatal_error)
+        return app.return_code or 1
+    return app.return_code or 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    config = ClientConfig.load(args.config_dir)
+    try:
+        return asyncio.run(run(args, config))
+    except KeyboardInterrupt:
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,265 @@
+"""The Textual app: owns the server session and routes what it says to the screens.
+
+Network I/O never happens in widgets. The :class:`~client.session.Session`
+delivers pushes to :meth:`DabApp.receive`, which turns them into Textual
+messages (:mod:`client.messages`); their handlers set attributes on the lobby
+and table screens. Screens ask for requests and actions with messages that
+bubble up here, and a worker sends them; a refusal becomes a notification,
+never a traceback.
+
+``DabApp(session)`` takes a session that is already connected (the command
+line connects first, so a wrong address fails before the terminal switches to
+full screen) or one to connect on mount (tests). ``DabApp()`` without a session
+runs offline; tests and snapshots feed it server messages with :meth:`receive`.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any, Callable
+
+from textual import events
+from textual.app import App
+from textual.geometry import Size
+from textual.binding import Binding
+from textual.reactive import var
+
+from .messages import (
+    ChatArrived,
+    ConnectionChanged,
+    EventsArrived,
+    PlayAction,
+    RequestRejected,
+    SendRequest,
+    TablesChanged,
+    ViewChanged,
+)
+from .render import Display
+from .screens.lobby import LobbyScreen
+from .screens.table import TableScreen
+from .session import CLOSED, CONNECTED, RECONNECTING, Session, Status
+from .widgets.basics import MIN_HEIGHT, MIN_WIDTH
+
+
+class DabApp(App[None]):
+    CSS_PATH = "app.tcss"
+    TITLE = "Down and Back"
+    ENABLE_COMMAND_PALETTE = False
+    BINDINGS = [
+        Binding("f1", "help", "Help"),
+        Binding("question_mark", "help", "Help", show=False),
+        Binding("ctrl+q", "quit", "Quit", priority=True),
+    ]
+
+    connection_state: var[str] = var("offline")
+
+    def __init__(
+        self,
+        session: Session | None = None,
+        *,
+        display: Display | None = None,
+        frozen_clock: bool = False,
+        player_name: str | None = None,
+        server_label: str | None = None,
+        on_table_painted: Callable[[], None] | None = None,
+        on_view: Callable[[dict[str, Any]], None] | None = None,
+    ) -> None:
+        super().__init__()
+        self.session = session
+        self.display_options = display or Display()
+        self.frozen_clock = frozen_clock
+        self.player_name = player_name or (session.name if session else "")
+        self.server_label = server_label if server_label is not None else (session.address if session else "offline")
+        self.tables: list[dict[str, Any]] = []
+        self.table_id: str | None = None
+        self.view: dict[str, Any] | None = None
+        self.lobby = LobbyScreen()
+        self.table_screen: TableScreen | None = None
+        self.fatal_error: str | None = None
+        self.on_table_painted = on_table_painted
+        self.on_view = on_view
+        self.requests_sent: list[tuple[str, dict[str, Any]]] = []
+
+    # ------------------------------------------------------------ lifecycle
+
+    def clock(self) -> float:
+        return time.monotonic()
+
+    def on_mount(self) -> None:
+        if self.display_options.ascii:
+            self.add_class("-ascii")
+        self.push_screen(self.lobby)
+        self._check_size()
+        session = self.session
+        if session is None:
+            return
+        if session.state == CONNECTED:
+            self.connection_state = CONNECTED
+            session.listen(self.receive)
+        else:
+            self.run_worker(self._connect(session), name="connect", exit_on_error=False)
+
+    async def _connect(self, session: Session) -> None:
+        from .link import LinkError
+
+        try:
+            await session.connect()
+        except LinkError as exc:
+            self.fail(f"cannot connect to {session.address}: {exc.message}")
+            return
+        self.connection_state = CONNECTED
+        session.listen(self.receive)
+
+    def fail(self, text: str) -> None:
+        """Leave the app with ``text`` as the error the command line prints."""
+        self.fatal_error = text
+        self.exit(return_code=1)
+
+    async def on_unmount(self) -> None:
+        if self.session is not None:
+            await self.session.close()
+
+    def on_resize(self, event: events.Resize) -> None:
+        self._check_size(event.size)
+
+    def _check_size(self, size: Size | None = None) -> None:
+        width, height = size or self.size
+        self.set_class(width < MIN_WIDTH or height < MIN_HEIGHT, "-too-small")
+
+    def table_painted(self) -> None:
+        """Called once the table screen has painted its first view (startup benchmark)."""
+        if self.on_table_painted is not None:
+            self.on_table_painted()
+
+    # ------------------------------------------------------------ from the server
+
+    def receive(self, item: Any) -> None:
+        """The session's listener: one push or status change -> one Textual message."""
+        from protocol import messages as m
+
+        if isinstance(item, Status):
+            self.post_message(ConnectionChanged(item.state, item.text, item.attempt))
+        elif isinstance(item, m.View):
+            self.post_message(ViewChanged(item.table_id, dict(item.view)))
+        elif isinstance(item, m.Event):
+            self.post_message(EventsArrived(item.table_id, [dict(e) for e in item.events]))
+        elif isinstance(item, m.ChatMessage):
+            self.post_message(ChatArrived(item.seat, item.name, item.text, item.ts))
+        elif isinstance(item, m.Tables):
+            self.post_message(TablesChanged([t.to_wire() for t in item.tables]))
+
+    def on_view_changed(self, message: ViewChanged) -> None:
+        if self.table_screen is None or self.table_screen.table_id != message.table_id:
+            self._back_to_lobby()
+            self.table_id, self.view = message.table_id, message.view
+            self.table_screen = TableScreen(message.table_id)
+            self.table_screen.view = message.view
+            self.push_screen(self.table_screen)
+        else:
+            self.table_id, self.view = message.table_id, message.view
+            self.table_screen.view = message.view
+        if self.on_view is not None:
+            self.on_view(message.view)
+
+    def on_events_arrived(self, message: EventsArrived) -> None:
+        if self.table_screen is not None and self.table_screen.table_id == message.table_id:
+            if self.table_screen.is_mounted:
+                self.table_screen.add_events(message.events)
+            else:
+                self.call_after_refresh(self.table_screen.add_events, message.events)
+
+    def on_chat_arrived(self, message: ChatArrived) -> None:
+        screen = self.table_screen
+        if screen is not None:
+            if screen.is_mounted:
+                screen.add_chat(message.seat, message.name, message.text, message.ts)
+            else:
+                self.call_after_refresh(screen.add_chat, message.seat, message.name, message.text, message.ts)
+
+    def on_tables_changed(self, message: TablesChanged) -> None:
+        # The server sends the table list only to players who are not at a table.
+        self.tables = message.tables
+        self.lobby.tables = message.tables
+        if self.table_screen is not None:
+            self._back_to_lobby()
+
+    def on_connection_changed(self, message: ConnectionChanged) -> None:
+        previous, self.connection_state = self.connection_state, message.state
+        screen = self.table_screen if self.table_screen is not None and self.table_screen.is_mounted else None
+        if message.state == RECONNECTING:
+            if previous != RECONNECTING:
+                self.notify(f"Connection lost ({message.text}). Reconnecting…", title="Connection",
+                            severity="warning", timeout=4)
+                if screen is not None:
+                    screen.note("Connection lost: reconnecting…")
+        elif message.state == CONNECTED:
+            self.notify("Reconnected: the game goes on.", title="Connection", timeout=3)
+            if screen is not None:
+                screen.note("Reconnected.", "#87d787")
+        elif message.state == CLOSED:
+            self.fail(f"disconnected from {self.server_label}: {message.text}")
+
+    def _back_to_lobby(self) -> None:
+        self.table_screen = None
+        self.table_id = self.view = None
+        while len(self.screen_stack) > 1 and self.screen is not self.lobby:
+            self.pop_screen()
+
+    # ------------------------------------------------------------ to the server
+
+    def on_send_request(self, message: SendRequest) -> None:
+        message.stop()
+        self._send(message.kind, message.fields)
+
+    def on_play_action(self, message: PlayAction) -> None:
+        message.stop()
+        self._send("Act", {"action": message.action})
+
+    def _send(self, kind: str, fields: dict[str, Any]) -> None:
+        self.requests_sent.append((kind, fields))
+        self.run_worker(self._request(kind, fields), group="net", exit_on_error=False)
+
+    async def _request(self, kind: str, fields: dict[str, Any]) -> None:
+        from protocol import messages as m
+
+        from .link import LinkError, RequestFailed
+
+        if self.session is None:
+            self.notify("Not connected to a server.", severity="error")
+            self._rejected(kind, "offline", "not connected")
+            return
+        try:
+            if kind == "Act":
+                result = await self.session.act(fields["action"])
+            else:
+                result = await self.session.request(getattr(m, kind), **fields)
+        except RequestFailed as exc:
+            self.notify(exc.message, title="Not possible", severity="warning")
+            self._rejected(kind, exc.code, exc.message)
+            return
+        except LinkError as exc:
+            self.notify(exc.message, title="Connection", severity="error")
+            self._rejected(kind, exc.code, exc.message)
+            return
+        except Exception as exc:  # a bug must not crash the game: say it and carry on
+            self.notify(f"{type(exc).__name__}: {exc}", title="Client error", severity="error")
+            self._rejected(kind, "client_error", str(exc))
+            return
+        if kind == "Leave":
+            self._back_to_lobby()
+        elif kind == "ListTables":
+            tables = result.get("tables", [])
+            self.tables = tables
+            self.lobby.tables = tables
+
+    def _rejected(self, kind: str, code: str, text: str) -> None:
+        if self.table_screen is not None:
+            self.table_screen.post_message(RequestRejected(kind, code, text))
+
+    # ------------------------------------------------------------ actions
+
+    def action_help(self) -> None:
+        from .screens.help import HelpScreen
+
+        if not isinstance(self.screen, HelpScreen):
+            self.push_screen(HelpScreen())

@@ -1,0 +1,87 @@
+"""Textual messages: what the network tells the app, and what screens ask of it.
+
+"Attributes down, messages up": the app turns server pushes into the messages
+in the first group and sets attributes on its screens; screens and widgets post
+the second group, which bubble up to the app, the only place that talks to the
+server.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from textual.message import Message
+
+
+# ---------------------------------------------------------------- from the server
+
+
+class ViewChanged(Message):
+    """A new complete view of our table."""
+
+    def __init__(self, table_id: str, view: dict[str, Any]) -> None:
+        super().__init__()
+        self.table_id = table_id
+        self.view = view
+
+
+class EventsArrived(Message):
+    """Things that just happened at our table, oldest first."""
+
+    def __init__(self, table_id: str, events: list[dict[str, Any]]) -> None:
+        super().__init__()
+        self.table_id = table_id
+        self.events = events
+
+
+class ChatArrived(Message):
+    """A chat line at our table (``seat`` None: a spectator or the server)."""
+
+    def __init__(self, seat: int | None, name: str, text: str, ts: int = 0) -> None:
+        super().__init__()
+        self.seat, self.name, self.text, self.ts = seat, name, text, ts
+
+
+class TablesChanged(Message):
+    """The lobby's table list (plain dicts, as on the wire)."""
+
+    def __init__(self, tables: list[dict[str, Any]]) -> None:
+        super().__init__()
+        self.tables = tables
+
+
+class ConnectionChanged(Message):
+    """The connection went down, came back, or is gone for good."""
+
+    def __init__(self, state: str, text: str, attempt: int = 0) -> None:
+        super().__init__()
+        self.state, self.text, self.attempt = state, text, attempt
+
+
+# ---------------------------------------------------------------- to the server
+
+
+class SendRequest(Message):
+    """Ask the app to send a request (``kind`` is a protocol message class name)."""
+
+    def __init__(self, kind: str, fields: dict[str, Any] | None = None, *, note: str | None = None) -> None:
+        super().__init__()
+        self.kind = kind
+        self.fields = fields or {}
+        self.note = note
+
+
+class PlayAction(Message):
+    """Ask the app to play a game action (``{"kind": "take_stock"}`` ...)."""
+
+    def __init__(self, action: dict[str, Any]) -> None:
+        super().__init__()
+        self.action = action
+
+
+class RequestRejected(Message):
+    """The server refused a request; the screen that asked may re-enable itself."""
+
+    def __init__(self, kind: str, code: str, text: str) -> None:
+        super().__init__()
+        self.kind, self.code, self.text = kind, code, text

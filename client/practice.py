@@ -1,0 +1,57 @@
+"""A practice game: a server inside this process, on 127.0.0.1, with bots.
+
+Only imported in practice mode, so connecting to a real server never loads the
+server package.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from protocol import messages as m
+from server.lobby import Lobby, LobbyConfig
+from server.net import GameServer, NetConfig
+from server.table import TableConfig
+
+from . import __version__
+from .session import Session
+
+
+@dataclass
+class PracticeOptions:
+    bots: int = 3
+    bot_delay: float = 0.8
+    turn_timeout: float = 300.0
+    round_pause: float = 3.0
+    seed: bytes | None = None
+
+
+async def start_server(options: PracticeOptions) -> GameServer:
+    table = TableConfig(turn_timeout=options.turn_timeout, bot_delay=options.bot_delay,
+                        away_delay=min(options.bot_delay, 0.3), round_pause=options.round_pause)
+    lobby = Lobby(LobbyConfig(table=table, seed=options.seed), f"dab-client {__version__} (practice)")
+    server = GameServer(lobby, NetConfig(rate=200.0, burst=400.0))
+    await server.start("127.0.0.1", 0)
+    return server
+
+
+async def set_up_table(session: Session, bots: int) -> None:
+    """Create the practice table, seat the bots and deal."""
+    await session.request(m.CreateTable, name="Practice", settings=m.TableSettings(seats=bots + 1))
+    for _ in range(bots):
+        await session.request(m.AddBot)
+    await session.request(m.Start)
+
+
+async def start_practice(name: str, options: PracticeOptions) -> tuple[GameServer, Session]:
+    """A running practice server and a session seated at its started table."""
+    server = await start_server(options)
+    session = Session("127.0.0.1", server.port, name)
+    try:
+        await session.connect()
+        await set_up_table(session, options.bots)
+    except BaseException:
+        await session.close()
+        await server.close(grace=0.2)
+        raise
+    return server, session

@@ -1,0 +1,85 @@
+"""The cutter chooses where to cut the deck, or asks for a random cut."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from textual.app import ComposeResult, RenderResult
+from textual.binding import Binding
+from textual.containers import Vertical
+from textual.content import Content
+from textual.reactive import reactive
+from textual.screen import ModalScreen
+from textual.widget import Widget
+from textual.widgets import Footer, Static
+
+from ..widgets.basics import Countdown, TooSmall
+
+DECK = 52
+
+
+class DeckBar(Widget):
+    """The deck seen edge-on, with the cut marked."""
+
+    position: reactive[int] = reactive(26)
+
+    def render(self) -> RenderResult:
+        ascii = getattr(getattr(self.app, "display_options", None), "ascii", False)
+        card, mark = ("|", "^") if ascii else ("▌", "▲")
+        lifted = Content.styled(card * self.position, "#5f87af")
+        rest = Content.styled(card * (DECK - self.position), "#87afd7")
+        pointer = " " * self.position + mark
+        return Content.assemble(lifted, rest, "\n", (pointer, "bold #ffd75f"))
+
+
+class CutScreen(ModalScreen[dict[str, Any] | None]):
+    BINDINGS = [
+        Binding("left", "move(-1)", "-1", key_display="←"),
+        Binding("right", "move(1)", "+1", key_display="→"),
+        Binding("down", "move(-5)", "-5", key_display="↓"),
+        Binding("up", "move(5)", "+5", key_display="↑"),
+        Binding("enter", "cut", "Cut here", key_display="⏎"),
+        Binding("r", "random", "Random cut"),
+    ]
+
+    def __init__(self, low: int = 4, high: int = DECK - 4) -> None:
+        super().__init__()
+        self.low, self.high = low, high
+        self.position = (low + high) // 2
+        self.deadline_ms: int | None = None
+
+    def compose(self) -> ComposeResult:
+        yield TooSmall()
+        with Vertical(classes="dialog", id="cut-dialog"):
+            yield Static(Content.styled("Cut the deck", "bold"), id="cut-title")
+            yield Countdown(id="cut-clock", ascii=getattr(getattr(self.app, "display_options", None), "ascii", False))
+            yield DeckBar(id="deck")
+            yield Static(id="cut-note")
+        yield Footer(compact=True)
+
+    def on_mount(self) -> None:
+        self._update()
+        self.set_deadline(self.deadline_ms)
+
+    def set_deadline(self, deadline_ms: int | None) -> None:
+        """Time left for this decision (may be called before the screen is mounted)."""
+        self.deadline_ms = deadline_ms
+        if self.is_mounted:
+            self.query_one(Countdown).set_deadline(deadline_ms, "", True)
+
+    def _update(self) -> None:
+        self.query_one(DeckBar).position = self.position
+        self.query_one("#cut-note", Static).update(Content.assemble(
+            f"Lift {self.position} of {DECK} cards ({self.low} to {self.high}).\n",
+            ("Each part keeps at least 4 cards; r cuts at random.", "dim"),
+        ))
+
+    def action_move(self, step: int) -> None:
+        self.position = max(self.low, min(self.high, self.position + step))
+        self._update()
+
+    def action_cut(self) -> None:
+        self.dismiss({"kind": "cut", "position": self.position})
+
+    def action_random(self) -> None:
+        self.dismiss({"kind": "cut", "position": None})

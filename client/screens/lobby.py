@@ -1,0 +1,249 @@
+"""The lobby: the server's tables; create, join, watch or quick-join one."""
+
+from __future__ import annotations
+
+import unicodedata
+from typing import Any
+
+from rich.text import Text
+from textual import on
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Grid, Horizontal, Vertical
+from textual.content import Content
+from textual.reactive import var
+from textual.screen import ModalScreen, Screen
+from textual.validation import Integer
+from textual.widgets import Button, Checkbox, DataTable, Footer, Input, Label, Static
+
+from ..messages import SendRequest
+from ..widgets.basics import TooSmall
+
+
+def literal(text: str, style: str = "") -> Text:
+    """User text as a Rich ``Text`` cell: never markup, control characters dropped."""
+    clean = "".join(c for c in text if unicodedata.category(c) not in ("Cc", "Cf"))
+    return Text(clean, style=style)
+
+
+def rules_label(settings: dict[str, Any]) -> str:
+    rules = []
+    if settings.get("turns") == 7:
+        rules.append("7 turns")
+    if settings.get("early_call"):
+        rules.append("early call")
+    if settings.get("no_take_back"):
+        rules.append("no take-back")
+    return ", ".join(rules) or "standard"
+
+
+class LobbyScreen(Screen[None]):
+    AUTO_FOCUS = "#tables"
+    BINDINGS = [
+        Binding("n", "create", "New table"),
+        Binding("j", "join", "Join"),
+        Binding("w", "watch", "Watch"),
+        Binding("q", "quick_join", "Quick join"),
+        Binding("r", "refresh", "Refresh"),
+    ]
+
+    tables: var[list[dict[str, Any]]] = var(list, always_update=True, init=False)
+
+    def compose(self) -> ComposeResult:
+        yield TooSmall()
+        yield Static(id="lobby-title", markup=False)
+        table: DataTable[Any] = DataTable(id="tables", cursor_type="row", zebra_stripes=True)
+        yield table
+        yield Static(id="lobby-note", markup=False)
+        yield Footer(compact=True)
+
+    def on_mount(self) -> None:
+        table = self.query_one(DataTable)
+        for label, width in (("Table", 18), ("Host", 12), ("Players", 22), ("Seats", 5), ("Ante", 6),
+                             ("Rules", 12), ("State", 9)):
+            table.add_column(label, width=width, key=label.lower())
+        app = self.app
+        where = getattr(app, "server_label", "")
+        self.query_one("#lobby-title", Static).update(Content.assemble(
+            ("Down and Back", "bold"), ("  lobby", "dim"), (f"  {where}" if where else "", "dim"),
+            ("  as ", "dim"), Content.styled(getattr(app, "player_name", ""), "bold"),
+        ))
+        self._fill(self.tables)
+
+    def watch_tables(self, tables: list[dict[str, Any]]) -> None:
+        if self.is_mounted:
+            self._fill(tables)
+
+    def _fill(self, tables: list[dict[str, Any]]) -> None:
+        table = self.query_one(DataTable)
+        selected = self.selected_id
+        table.clear()
+        for t in tables:
+            players = ", ".join(p["name"] for p in t.get("players", []))
+            settings = t.get("settings", {})
+            state = t.get("state", "")
+            name = literal(t.get("name", ""), "bold")
+            if t.get("private"):
+                name = Text.assemble(("🔒 " if not self._ascii else "(P) ", "yellow"), name)
+            table.add_row(
+                name, literal(t.get("host") or "-"), literal(players or "-"),
+                f"{len(t.get('players', []))}/{t.get('seats', '?')}",
+                str(settings.get("ante", "")), rules_label(settings),
+                Text(state, style="green" if state == "waiting" else "dim"), key=t["table_id"],
+            )
+        if selected is not None and selected in table.rows:
+            table.move_cursor(row=table.get_row_index(selected))
+        note = self.query_one("#lobby-note", Static)
+        if tables:
+            note.update(Content.styled("Enter or j joins the selected table, w watches it.", "dim"))
+        else:
+            note.update(Content.styled("No tables yet: press n to create one, or q to quick-join.", "dim"))
+
+    @property
+    def _ascii(self) -> bool:
+        return getattr(getattr(self.app, "display_options", None), "ascii", False)
+
+    @property
+    def selected_id(self) -> str | None:
+        table = self.query_one(DataTable)
+        if not table.row_count:
+            return None
+        try:
+            key, _ = table.coordinate_to_cell_key(table.cursor_coordinate)
+        except Exception:
+            return None
+        return key.value
+
+    def _selected(self) -> dict[str, Any] | None:
+        table_id = self.selected_id
+        return next((t for t in self.tables if t["table_id"] == table_id), None)
+
+    @on(DataTable.RowSelected)
+    def _row_selected(self, event: DataTable.RowSelected) -> None:
+        self.action_join()
+
+    def _with_code(self, table: dict[str, Any], kind: str) -> None:
+        if not table.get("private"):
+            self.post_message(SendRequest(kind, {"table_id": table["table_id"]}))
+            return
+        from .dialogs import CodeScreen
+
+        def done(code: str | None) -> None:
+            if code:
+                self.post_message(SendRequest(kind, {"table_id": table["table_id"], "private_code": code}))
+
+        self.app.push_screen(CodeScreen(table.get("name", "")), callback=done)
+
+    def action_join(self) -> None:
+        table = self._selected()
+        if table is None:
+            self.notify("Select a table first (or press n to create one).", severity="warning")
+            return
+        if table.get("state") != "waiting" or len(table.get("players", [])) >= table.get("seats", 5):
+            self.notify("That table has no free seat now: watching it instead.")
+            self._with_code(table, "Watch")
+            return
+        self._with_code(table, "Join")
+
+    def action_watch(self) -> None:
+        table = self._selected()
+        if table is not None:
+            self._with_code(table, "Watch")
+
+    def action_quick_join(self) -> None:
+        for table in self.tables:
+            if (table.get("state") == "waiting" and not table.get("private")
+                    and len(table.get("players", [])) < table.get("seats", 5)):
+                self.post_message(SendRequest("Join", {"table_id": table["table_id"]}))
+                return
+        name = getattr(self.app, "player_name", "")
+        self.post_message(SendRequest("CreateTable", {"name": f"{name}'s table"[:40]}))
+
+    def action_refresh(self) -> None:
+        self.post_message(SendRequest("ListTables"))
+
+    def action_create(self) -> None:
+        def done(fields: dict[str, Any] | None) -> None:
+            if fields is not None:
+                self.post_message(SendRequest("CreateTable", fields))
+
+        self.app.push_screen(CreateTableScreen(getattr(self.app, "player_name", "")), callback=done)
+
+
+class CreateTableScreen(ModalScreen[dict[str, Any] | None]):
+    """Name, ante, stack, seats, the house rules and an optional private code."""
+
+    BINDINGS = [Binding("escape", "cancel", "Cancel"), Binding("ctrl+s", "create", "Create")]
+
+    def __init__(self, player_name: str) -> None:
+        super().__init__()
+        self.player_name = player_name
+
+    def compose(self) -> ComposeResult:
+        yield TooSmall()
+        with Vertical(classes="dialog", id="create"):
+            yield Static(Content.styled("New table", "bold"))
+            with Grid(id="create-grid"):
+                yield Label("Name")
+                yield Input(f"{self.player_name}'s table"[:40], id="name", max_length=40, compact=True)
+                yield Label("Ante")
+                yield Input("10", id="ante", type="integer", validators=[Integer(1, 1_000_000)], compact=True)
+                yield Label("Stack")
+                yield Input("1000", id="stack", type="integer", validators=[Integer(1, 1_000_000_000)],
+                            compact=True)
+                yield Label("Seats (2-5)")
+                yield Input("5", id="seats", type="integer", validators=[Integer(2, 5)], compact=True)
+                yield Label("Private code")
+                yield Input(id="code", max_length=32, placeholder="(none: anyone may join)", compact=True)
+            yield Checkbox("Seven turns instead of six", id="seven", compact=True)
+            yield Checkbox("Early call (end drawing with this orbit)", id="early", compact=True)
+            yield Checkbox("No take-back (may skip instead)", id="ntb", compact=True)
+            yield Static(id="create-error", markup=False)
+            with Horizontal(classes="buttons"):
+                yield Button("Create", id="ok", variant="primary", compact=True)
+                yield Button("Cancel", id="cancel", compact=True)
+
+    def _number(self, widget_id: str, low: int, high: int, what: str) -> int:
+        text = self.query_one(f"#{widget_id}", Input).value.strip()
+        if not text.isdigit() or not low <= int(text) <= high:
+            raise ValueError(f"{what} must be a whole number from {low:,} to {high:,}")
+        return int(text)
+
+    def fields(self) -> dict[str, Any]:
+        """The create_table request fields; ``ValueError`` says what is wrong."""
+        ante = self._number("ante", 1, 1_000_000, "The ante")
+        stack = self._number("stack", 1, 1_000_000_000, "The stack")
+        seats = self._number("seats", 2, 5, "Seats")
+        if stack < ante:
+            raise ValueError("The starting stack must be at least the ante")
+        from protocol import messages as m
+
+        settings = m.TableSettings(
+            ante=ante, stack=stack, seats=seats, turns=7 if self.query_one("#seven", Checkbox).value else 6,
+            early_call=self.query_one("#early", Checkbox).value,
+            no_take_back=self.query_one("#ntb", Checkbox).value,
+        )
+        code = self.query_one("#code", Input).value.strip() or None
+        return {"name": self.query_one("#name", Input).value.strip(), "settings": settings, "private_code": code}
+
+    def action_create(self) -> None:
+        try:
+            fields = self.fields()
+        except ValueError as exc:
+            self.query_one("#create-error", Static).update(Content.styled(str(exc), "bold #ff5f5f"))
+            return
+        self.dismiss(fields)
+
+    def action_cancel(self) -> None:
+        self.dismiss(None)
+
+    @on(Input.Submitted)
+    def _submitted(self) -> None:
+        self.action_create()
+
+    @on(Button.Pressed)
+    def _pressed(self, event: Button.Pressed) -> None:
+        if event.button.id == "ok":
+            self.action_create()
+        else:
+            self.dismiss(None)

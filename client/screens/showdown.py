@@ -1,0 +1,255 @@
+"""The showdown: arrange your 4 + 3, then see every hand revealed and who won.
+
+:class:`ShowdownScreen` starts from the recommended split (engine.hands, display
+only) and lets the player swap any two cards before confirming.
+:class:`RevealScreen` shows the result the server sent: every player's
+going-down hand, then every coming-back hand, in playing order, the winner of
+each comparison, any tie-break draws, and who takes the pot or why it carries.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Mapping, Sequence
+
+from textual.app import ComposeResult, RenderResult
+from textual.binding import Binding
+from textual.containers import Vertical, VerticalScroll
+from textual.content import Content
+from textual.reactive import reactive
+from textual.screen import ModalScreen, Screen
+from textual.widget import Widget
+from textual.widgets import Footer, Static
+
+from ..render import Display, result_line
+from ..widgets.basics import Countdown, TooSmall
+
+
+def _display(widget: Widget) -> Display:
+    return getattr(widget.app, "display_options", Display())
+
+
+def evaluate_split(down: Sequence[str], back: Sequence[str], opponents: int) -> tuple[str, str, float]:
+    """Names of both hands and the win-both estimate of this arrangement."""
+    from engine.cards import parse_cards
+    from engine.hands import evaluate3, evaluate4, percentile3, percentile4, win_both_estimate
+
+    d, b = evaluate4(parse_cards(list(down))), evaluate3(parse_cards(list(back)))
+    return d.name, b.name, win_both_estimate(percentile4(d) * percentile3(b), max(1, opponents))
+
+
+class SplitView(Widget):
+    """Both hands of the arrangement, the cursor and a card picked for swapping."""
+
+    down: reactive[tuple[str, ...]] = reactive(())
+    back: reactive[tuple[str, ...]] = reactive(())
+    cursor: reactive[int] = reactive(0)
+    marked: reactive[int | None] = reactive(None)
+    opponents: reactive[int] = reactive(1)
+    best: reactive[float] = reactive(0.0)
+
+    def render(self) -> RenderResult:
+        display = _display(self)
+        if len(self.down) != 4 or len(self.back) != 3:
+            return Content("")
+        down_name, back_name, estimate = evaluate_split(self.down, self.back, self.opponents)
+        marked = [self.marked] if self.marked is not None else []
+        rows = [
+            Content.styled("Going down (4)", "bold"),
+            *display.card_boxes(self.down, selected=self.cursor if self.cursor < 4 else None,
+                                marked=[m for m in marked if m < 4], labels=["1", "2", "3", "4"]),
+            Content.styled(down_name, "bold #87d787"),
+            Content(""),
+            Content.styled("Coming back (3)", "bold"),
+            *display.card_boxes(self.back, selected=self.cursor - 4 if self.cursor >= 4 else None,
+                                marked=[m - 4 for m in marked if m >= 4], labels=["5", "6", "7"]),
+            Content.styled(back_name, "bold #87d787"),
+            Content(""),
+        ]
+        who = "1 opponent" if self.opponents <= 1 else f"{self.opponents} opponents"
+        approx = "~" if display.ascii else "≈"
+        line = Content.assemble(("Wins both vs ", "dim"), (who, "dim"), f" {approx} ",
+                                (f"{estimate:.0%}", "bold"), (f"   (best split {approx} {self.best:.0%})", "dim"))
+        rows.append(line)
+        return Content("\n").join(rows)
+
+
+class ShowdownScreen(Screen[dict[str, Any] | None]):
+    AUTO_FOCUS = None
+    BINDINGS = [
+        Binding("left", "move(-1)", "Move", key_display="←→"),
+        Binding("right", "move(1)", "Move", show=False),
+        Binding("up", "row", "Row", show=False),
+        Binding("down", "row", "Row", show=False),
+        Binding("space", "pick", "Pick/swap", key_display="space"),
+        *[Binding(str(n), f"jump({n})", f"Card {n}", show=False) for n in range(1, 8)],
+        Binding("b", "best", "Best split"),
+        Binding("enter", "confirm", "Confirm", key_display="⏎"),
+    ]
+
+    def __init__(self, hand: Sequence[str], opponents: int) -> None:
+        super().__init__()
+        self.hand = tuple(hand)
+        self.opponents = opponents
+        self._best: tuple[tuple[str, ...], tuple[str, ...], float] | None = None
+        self.deadline_ms: int | None = None
+
+    def compose(self) -> ComposeResult:
+        ascii = _display(self).ascii
+        yield TooSmall()
+        with Vertical(id="showdown"):
+            with Vertical(id="showdown-head"):
+                yield Static(Content.styled("Showdown: arrange your cards, 4 going down and 3 coming back", "bold"),
+                             id="showdown-title")
+                yield Countdown(id="showdown-clock", ascii=ascii)
+            yield SplitView(id="split")
+            yield Static(id="showdown-help")
+        yield Footer(compact=True)
+
+    def on_mount(self) -> None:
+        self.query_one("#showdown-help", Static).update(Content.assemble(
+            ("Move with ←→ (or 1-7), ", "dim"), ("space", "bold"), (" picks a card, ", "dim"),
+            ("space", "bold"), (" on another swaps them. ", "dim"), ("⏎", "bold"), (" confirms.", "dim"),
+        ))
+        view = self.query_one(SplitView)
+        view.opponents = self.opponents
+        self.action_best()
+        self.set_deadline(self.deadline_ms)
+
+    def set_deadline(self, deadline_ms: int | None) -> None:
+        """Time left for this decision (may be called before the screen is mounted)."""
+        self.deadline_ms = deadline_ms
+        if self.is_mounted:
+            self.query_one(Countdown).set_deadline(deadline_ms, "You", True)
+
+    @property
+    def arrangement(self) -> tuple[tuple[str, ...], tuple[str, ...]]:
+        view = self.query_one(SplitView)
+        return view.down, view.back
+
+    def _cards(self) -> list[str]:
+        view = self.query_one(SplitView)
+        return list(view.down) + list(view.back)
+
+    def _set(self, cards: list[str]) -> None:
+        view = self.query_one(SplitView)
+        view.down, view.back = tuple(cards[:4]), tuple(cards[4:])
+
+    def action_best(self) -> None:
+        from engine.cards import parse_cards
+        from engine.hands import best_split, win_both_estimate
+
+        if len(self.hand) != 7:
+            return
+        if self._best is None:
+            option = best_split(parse_cards(list(self.hand)))
+            self._best = (tuple(map(str, option.down)), tuple(map(str, option.back)),
+                          win_both_estimate(option, max(1, self.opponents)))
+        view = self.query_one(SplitView)
+        view.best = self._best[2]
+        view.marked = None
+        self._set(list(self._best[0]) + list(self._best[1]))
+
+    def action_move(self, step: int) -> None:
+        view = self.query_one(SplitView)
+        view.cursor = (view.cursor + step) % 7
+
+    def action_row(self) -> None:
+        view = self.query_one(SplitView)
+        view.cursor = min(view.cursor + 4, 6) if view.cursor < 4 else view.cursor - 4
+
+    def action_jump(self, number: int) -> None:
+        self.query_one(SplitView).cursor = number - 1
+
+    def action_pick(self) -> None:
+        view = self.query_one(SplitView)
+        if view.marked is None:
+            view.marked = view.cursor
+            return
+        if view.marked != view.cursor:
+            cards = self._cards()
+            cards[view.marked], cards[view.cursor] = cards[view.cursor], cards[view.marked]
+            self._set(cards)
+        view.marked = None
+
+    def swap(self, first: str, second: str) -> None:
+        """Swap two cards by name (for tests and mouse-free scripting)."""
+        cards = self._cards()
+        i, j = cards.index(first), cards.index(second)
+        cards[i], cards[j] = cards[j], cards[i]
+        self._set(cards)
+
+    def action_confirm(self) -> None:
+        down, back = self.arrangement
+        if len(down) == 4 and len(back) == 3:
+            self.dismiss({"kind": "split", "down": list(down), "back": list(back)})
+
+
+# ---------------------------------------------------------------------------- reveal
+
+
+def reveal_content(showdown: Mapping[str, Any], names: Mapping[int, str], me: int | None,
+                   display: Display) -> Content:
+    star = "*" if display.ascii else "★"
+    reveal = showdown.get("reveal") or []
+    lines: list[Content] = [Content.assemble(
+        (f"Round {showdown.get('round', '?')} showdown", "bold"), ("  pot ", "dim"),
+        (f"{showdown.get('pot', 0):,}", "bold #87d787"),
+    )]
+
+    def who(seat: int) -> Content:
+        name = names.get(seat, f"seat {seat + 1}")
+        style = "bold" if seat == me else ""
+        return Content.styled(name, style).truncate(12, ellipsis=True, pad=True)
+
+    for title, cards_key, name_key, winner_key in (
+        ("Going down", "down", "down_name", "down_winner"),
+        ("Coming back", "back", "back_name", "back_winner"),
+    ):
+        lines.append(Content.styled(title, "bold underline"))
+        winner = showdown.get(winner_key)
+        for entry in reveal:
+            seat = entry.get("seat")
+            won = seat == winner
+            cards = display.cards(entry.get(cards_key, [])).truncate(16, pad=True)
+            hand_name = Content.styled(entry.get(name_key, ""), "bold #87d787" if won else "")
+            lines.append(Content.assemble(
+                (f" {star} " if won else "   ", "bold #ffd75f"), who(seat), " ", cards, " ", hand_name,
+            ))
+    for title, key, winner_key in (("going down", "down_draws", "down_winner"),
+                                   ("coming back", "back_draws", "back_winner")):
+        draws = showdown.get(key) or []
+        if not draws:
+            continue
+        parts: list[Any] = [(f"Tie {title}, drawn from the stock: ", "dim")]
+        for i, draw in enumerate(draws):
+            if i:
+                parts.append(("; again: ", "dim"))
+            parts.append(Content(", ").join([
+                Content.assemble(Content(names.get(d["seat"], "?")), " ", display.card(d["card"])) for d in draw
+            ]))
+        parts += [(" → " if not display.ascii else " -> ", "dim"),
+                  Content.styled(names.get(showdown.get(winner_key), "?"), "bold")]
+        lines.append(Content.assemble(*parts))
+    lines.append(Content(""))
+    lines.append(result_line(showdown, names))
+    return Content("\n").join(lines)
+
+
+class RevealScreen(ModalScreen[None]):
+    BINDINGS = [Binding("enter", "close", "Close", key_display="⏎"), Binding("space", "close", "Close", show=False)]
+
+    def __init__(self, showdown: Mapping[str, Any], names: Mapping[int, str], me: int | None) -> None:
+        super().__init__()
+        self.showdown = dict(showdown)
+        self.names = dict(names)
+        self.me = me
+
+    def compose(self) -> ComposeResult:
+        yield TooSmall()
+        with VerticalScroll(classes="dialog", id="reveal"):
+            yield Static(reveal_content(self.showdown, self.names, self.me, _display(self)), id="reveal-body",
+                         markup=False)
+        yield Footer(compact=True)
+
+    def action_close(self) -> None:
+        self.dismiss(None)

@@ -1,0 +1,500 @@
+"""The table: every seat, the pile, your hand, the log and chat; your turn's keys.
+
+The app sets :attr:`TableScreen.view` (and calls :meth:`add_events` /
+:meth:`add_chat`); the screen updates its widgets and opens the decision
+screens (cut, showdown arrangement), the reveal and the game over screen when
+the view asks for them. What the player chooses goes up as
+:class:`~client.messages.PlayAction` / :class:`~client.messages.SendRequest`.
+Keys for illegal choices are neither shown nor acted on (``check_action``).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from textual import on
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical
+from textual.content import Content
+from textual.reactive import var
+from textual.screen import Screen
+from textual.widgets import Footer, Input, Static
+
+from ..messages import PlayAction, RequestRejected, SendRequest
+from ..render import Display, chips, describe_event, result_line, seat_names
+from ..widgets.basics import Countdown, LineLog, TooSmall
+from ..widgets.table import HandHelper, HandView, PilePanel, SeatPanel, SeatState
+
+MAX_SEATS = 5
+RUNNING = ("cut", "play", "showdown", "waiting")
+
+
+class ChatInput(Input):
+    """One line to chat; Enter sends, Escape (not a game action) goes back to the cards."""
+
+    BINDINGS = [Binding("escape", "leave_chat", "Back to cards", show=True)]
+
+    def action_leave_chat(self) -> None:
+        self.value = ""
+        self.screen.focus_hand()  # type: ignore[attr-defined]
+
+
+class TableScreen(Screen[None]):
+    AUTO_FOCUS = "#hand"
+
+    BINDINGS = [
+        Binding("s", "take_stock", "Stock"),
+        Binding("d", "take_discard", "Take pile"),
+        Binding("k", "skip", "Skip"),
+        Binding("e", "call_end", "Call end"),
+        Binding("left", "move(-1)", "Move", show=False),
+        Binding("right", "move(1)", "Move", show=False),
+        Binding("enter", "throw", "Throw", key_display="⏎"),
+        *[Binding(str(n), f"pick({n})", f"Pick {n}", show=False) for n in range(1, 9)],
+        Binding("b", "add_bot", "Add bot"),
+        Binding("x", "remove_bot", "Remove bot"),
+        Binding("g", "start", "Start"),
+        Binding("r", "sort('rank')", "Sort", key_display="r/u"),
+        Binding("u", "sort('suit')", "Sort by suit", show=False),
+        Binding("h", "helper", "Helper"),
+        Binding("c", "chat", "Chat"),
+        Binding("v", "last_showdown", "Last showdown", show=False),
+        Binding("E", "end_game", "End game", show=False),
+        Binding("l", "leave", "Leave"),
+    ]
+
+    view: var[dict[str, Any] | None] = var(None, always_update=True, init=False)
+
+    def __init__(self, table_id: str) -> None:
+        super().__init__()
+        self.table_id = table_id
+        self.legal: dict[str, dict[str, Any]] = {}
+        self.names: dict[int, str] = {}
+        self.pending = False  # an action is on its way; wait for the next decision
+        self.last_showdown: dict[str, Any] | None = None
+        self._decision: tuple[Any, ...] | None = None
+        self._overlay: Screen[Any] | None = None
+        self._overlay_kind: str | None = None
+        self._reveal: Screen[Any] | None = None
+        self._over: Screen[Any] | None = None
+        self._chat_seen: set[tuple[Any, ...]] = set()
+        self._painted = False
+
+    @property
+    def display_options(self) -> Display:
+        return getattr(self.app, "display_options", Display())
+
+    # ------------------------------------------------------------ layout
+
+    def compose(self) -> ComposeResult:
+        yield TooSmall()
+        with Horizontal(id="topbar"):
+            yield Static(id="info", markup=False)
+            yield Countdown(id="clock", ascii=self.display_options.ascii)
+        with Horizontal(id="seats"):
+            for seat in range(MAX_SEATS):
+                yield SeatPanel(id=f"seat-{seat}")
+        with Horizontal(id="middle"):
+            yield PilePanel(id="pile")
+            with Vertical(id="side"):
+                yield HandHelper(id="helper")
+                yield LineLog(id="log", placeholder="The table's log appears here.")
+                yield LineLog(id="chat", placeholder="Chat: press c to talk to the table.")
+                yield ChatInput(id="chat-input", placeholder="c: chat", max_length=200)
+        with Horizontal(id="bottom"):
+            yield HandView(id="hand")
+            yield Static(id="prompt", markup=False)
+        yield Footer(compact=True)
+
+    def on_mount(self) -> None:
+        self.query_one("#chat-input", Input).can_focus = False
+        if self.view is not None:
+            self._apply(self.view)
+
+    def watch_view(self, view: dict[str, Any] | None) -> None:
+        if view is not None and self.is_mounted:
+            self._apply(view)
+
+    def focus_hand(self) -> None:
+        chat = self.query_one("#chat-input", Input)
+        chat.can_focus = False
+        self.query_one("#hand", HandView).focus()
+
+    # ------------------------------------------------------------ the view
+
+    def _apply(self, view: dict[str, Any]) -> None:
+        me = view.get("seat")
+        phase = view.get("phase", "lobby")
+        table = view.get("table") or {}
+        self.names = seat_names(view)
+        self.legal = {entry["kind"]: entry for entry in view.get("legal", [])}
+        decision = (view.get("round"), phase, view.get("turn"), view.get("step"), tuple(view.get("to_act") or ()))
+        if decision != self._decision:
+            self._decision = decision
+            self.pending = False
+
+        self._update_info(view, table)
+        self._update_seats(view, table, me)
+        pile = self.query_one(PilePanel)
+        dealt = phase in ("play", "showdown", "waiting", "over") and view.get("round")
+        pile.top = (view.get("discard_pile") or [None])[-1] if dealt else None
+        pile.stock = view.get("stock_count") if dealt else None
+        pile.discards = tuple((d["seat"], d["card"]) for d in view.get("round_discards") or ()) if dealt else ()
+
+        hand = self.query_one(HandView)
+        hand.display = me is not None
+        hand.cards = tuple(view.get("hand") or ())
+        if hand.fresh not in hand.cards:
+            hand.fresh = None
+        picking = frozenset(self.legal["discard"]["cards"]) if "discard" in self.legal else frozenset()
+        hand.picking = picking
+        if picking and hand.picked not in picking:
+            hand.picked = hand.fresh if hand.fresh in picking else next(c for c in hand.shown if c in picking)
+        helper = self.query_one(HandHelper)
+        helper.opponents = max(1, sum(1 for p in view.get("players", []) if p.get("in_round")) - 1)
+        helper.cards = hand.cards
+
+        self._update_clock(view, me)
+        self._update_prompt(view, me, table)
+        self.refresh_bindings()
+        self._sync_overlays(view, phase)
+        if not self._painted:
+            self._painted = True
+            callback = getattr(self.app, "table_painted", None)
+            if callback is not None:
+                self.call_after_refresh(callback)
+
+    def _update_info(self, view: dict[str, Any], table: dict[str, Any]) -> None:
+        settings = view.get("settings") or {}
+        parts: list[Content | str | tuple[str, str]] = [(" ", ""), Content.styled(table.get("name") or "Table", "bold")]
+        phase = view.get("phase")
+        if phase == "lobby":
+            parts.append(("  waiting for players", "dim"))
+        else:
+            parts.append(f"  Round {view.get('round', 0)}")
+            parts.append(("  Pot ", "dim"))
+            parts.append((chips(view.get("pot", 0)), "bold #87d787"))
+        if settings.get("ante"):
+            parts.append((f"  ante {settings['ante']}", "dim"))
+        rules = [label for key, label in (("early_call", "early call"), ("no_take_back", "no take-back")) if settings.get(key)]
+        if settings.get("turns") == 7:
+            rules.insert(0, "seven turns")
+        if rules:
+            parts.append(("  " + ", ".join(rules), "dim italic"))
+        if table.get("spectators"):
+            parts.append((f"  {table['spectators']} watching", "dim"))
+        if view.get("seat") is None and phase != "lobby":
+            parts.append(("  (watching)", "#ffd75f"))
+        self.query_one("#info", Static).update(Content.assemble(*parts))
+
+    def _update_seats(self, view: dict[str, Any], table: dict[str, Any], me: int | None) -> None:
+        phase = view.get("phase")
+        players = {p["seat"]: p for p in view.get("players", [])}
+        to_act = set(view.get("to_act") or ())
+        seats = range(table.get("seats", MAX_SEATS)) if phase == "lobby" else sorted(players)
+        shown: dict[int, SeatState] = {}
+        for seat in seats:
+            p = players.get(seat)
+            if p is None:
+                shown[seat] = SeatState(seat=seat)
+                continue
+            shown[seat] = SeatState(
+                seat=seat, name=p.get("name", "?"), stack=p.get("stack"), cards=p.get("cards", 0),
+                dealer=view.get("dealer") == seat and phase != "lobby",
+                cutter=phase == "cut" and view.get("cutter") == seat,
+                turn=(phase == "play" and view.get("turn") == seat) or (phase == "cut" and view.get("cutter") == seat),
+                me=seat == me, host=table.get("host_seat") == seat, bot=bool(p.get("bot")),
+                connected=p.get("connected", True), away=bool(p.get("away")), out=bool(p.get("out")),
+                in_round=p.get("in_round", True), submitted=bool(p.get("submitted")),
+                deciding=phase == "showdown" and seat in to_act,
+            )
+        panels = list(self.query(SeatPanel))
+        ordered = list(shown.values())
+        for i, panel in enumerate(panels):
+            panel.state = ordered[i] if i < len(ordered) else None
+
+    def _update_clock(self, view: dict[str, Any], me: int | None) -> None:
+        clock = self.query_one(Countdown)
+        to_act = view.get("to_act") or []
+        deadline = view.get("deadline_ms")
+        if deadline is None or not to_act:
+            clock.set_deadline(None)
+            return
+        mine = me in to_act
+        if mine:
+            label = "You"
+        elif len(to_act) == 1:
+            label = self.names.get(to_act[0], "")
+        else:
+            label = "Splits"
+        clock.set_deadline(deadline, label[:16], mine)
+
+    def _update_prompt(self, view: dict[str, Any], me: int | None, table: dict[str, Any]) -> None:
+        self.query_one("#prompt", Static).update(self.prompt_for(view, me, table))
+
+    def prompt_for(self, view: dict[str, Any], me: int | None, table: dict[str, Any]) -> Content:
+        phase = view.get("phase")
+        legal = self.legal
+        d = self.display_options
+        name = lambda seat: Content.styled(self.names.get(seat, "?"), "bold")  # noqa: E731
+        key = lambda k: Content.styled(k, "bold #ffd75f")  # noqa: E731
+        if me is None:
+            return Content.styled("You are watching this table.\nl: back to the lobby", "dim")
+        if phase == "lobby":
+            if table.get("host_seat") == me:
+                return Content.assemble("You host this table.\n", key("b"), " add a bot  ", key("x"), " remove\n",
+                                        key("g"), " start the game")
+            host = table.get("host_seat")
+            return Content.assemble("Waiting for ", name(host) if host is not None else Content("the host"),
+                                    "\nto start the game.")
+        if self.pending:
+            return Content.styled("Sending…", "dim")
+        if phase == "cut":
+            if "cut" in legal:
+                return Content.styled("Cut the deck.", "bold")
+            return Content.assemble(name(view.get("cutter")), " is cutting the deck.")
+        if phase == "play":
+            if "discard" in legal:
+                return Content.assemble(("Throw a card:", "bold"), "\n", key("1-8"), " or ", key("←→"),
+                                        " then ", key("⏎"))
+            if "take_stock" in legal:
+                parts: list[Any] = [("Your turn.", "bold"), "\n", key("s"), " take from the stock"]
+                if "take_discard" in legal and view.get("discard_pile"):
+                    parts += ["\n", key("d"), " take ", d.card(view["discard_pile"][-1])]
+                if "skip" in legal:
+                    parts += ["\n", key("k"), " skip"]
+                return Content.assemble(*parts)
+            turn = view.get("turn")
+            return Content.assemble(name(turn), " to play.")
+        if phase == "showdown":
+            if "split" in legal:
+                return Content.styled("Split your cards 4 + 3.", "bold")
+            waiting = [self.names.get(s, "?") for s in view.get("to_act") or []]
+            return Content.assemble("Showdown: waiting for\n", Content(", ".join(waiting)))
+        if phase == "waiting":
+            if self.last_showdown is not None:
+                return Content.assemble(result_line(self.last_showdown, self.names), "\n",
+                                        key("v"), (" see the showdown", "dim"))
+            return Content.styled("The next round starts soon.", "dim")
+        if phase == "over":
+            return Content.styled("The game is over.", "bold")
+        return Content("")
+
+    # ------------------------------------------------------------ overlays
+
+    def _sync_overlays(self, view: dict[str, Any], phase: str) -> None:
+        from .cut import CutScreen
+        from .showdown import ShowdownScreen
+
+        want = "cut" if "cut" in self.legal else "split" if "split" in self.legal else None
+        if self._overlay is not None and (self._overlay_kind != want or self.pending):
+            self._close(self._overlay)
+            self._overlay = self._overlay_kind = None
+        if self.legal and self._reveal is not None:
+            self._close(self._reveal)
+            self._reveal = None
+        if want and self._overlay is None and not self.pending:
+            if want == "cut":
+                cut = self.legal["cut"]
+                screen: Screen[Any] = CutScreen(cut.get("min", 4), cut.get("max", 48))
+            else:
+                others = max(1, len(view.get("to_act") or []) + sum(
+                    1 for p in view.get("players", []) if p.get("submitted")) - 1)
+                screen = ShowdownScreen(tuple(view.get("hand") or ()), others)
+            self._overlay, self._overlay_kind = screen, want
+            self.app.push_screen(screen, callback=self._overlay_done)
+        if self._overlay is not None:
+            self._overlay.set_deadline(view.get("deadline_ms"))  # type: ignore[attr-defined]
+        if phase == "over" and self._over is None:
+            from .gameover import GameOverScreen
+
+            self._over = GameOverScreen(view)
+            self.app.push_screen(self._over)
+
+    def _overlay_done(self, action: dict[str, Any] | None) -> None:
+        self._overlay = self._overlay_kind = None
+        if action is not None:
+            self._play(action)
+
+    def _close(self, screen: Screen[Any]) -> None:
+        """Remove ``screen`` (and anything above it) from the stack, without a result."""
+        stack = self.app.screen_stack
+        if screen not in stack:
+            return
+        while self.app.screen is not screen:
+            self.app.pop_screen()
+        self.app.pop_screen()
+
+    def show_reveal(self, showdown: dict[str, Any]) -> None:
+        from .showdown import RevealScreen
+
+        if self._reveal is not None:
+            self._close(self._reveal)
+        self._reveal = RevealScreen(showdown, dict(self.names), (self.view or {}).get("seat"))
+        self.app.push_screen(self._reveal, callback=lambda _: setattr(self, "_reveal", None))
+
+    # ------------------------------------------------------------ events and chat
+
+    def add_events(self, events: list[dict[str, Any]]) -> None:
+        log = self.query_one("#log", LineLog)
+        me = (self.view or {}).get("seat")
+        hand = self.query_one(HandView)
+        for event in events:
+            kind = event.get("kind")
+            if kind == "reveal":
+                continue  # shown together in the reveal screen and the result line
+            if event.get("seat") == me and me is not None:
+                if kind == "take_stock" and event.get("card"):
+                    hand.fresh = event["card"]
+                elif kind == "take_discard":
+                    hand.fresh = event.get("card")
+                elif kind == "discard":
+                    hand.fresh = None
+            line = describe_event(event, self.names, self.display_options, me)
+            if line is not None:
+                log.write(line)
+            if kind == "result":
+                self.last_showdown = event
+                self.show_reveal(event)
+
+    def add_chat(self, seat: int | None, name: str, text: str, ts: int = 0) -> None:
+        key = (ts, seat, name, text)
+        if ts and key in self._chat_seen:
+            return  # the server re-sends the recent chat after a reconnect
+        self._chat_seen.add(key)
+        style = "bold #5fd7ff" if seat is not None else "bold #d7afff"
+        self.query_one("#chat", LineLog).write(Content.assemble(Content.styled(name, style), ": ", Content(text)))
+
+    def note(self, text: str, style: str = "#ffaf5f") -> None:
+        self.query_one("#log", LineLog).write(Content.styled(text, style))
+
+    @on(Input.Submitted, "#chat-input")
+    def _send_chat(self, event: Input.Submitted) -> None:
+        text = event.value.strip()
+        event.input.value = ""
+        if text:
+            self.post_message(SendRequest("Chat", {"text": text}))
+        self.focus_hand()
+
+    def on_request_rejected(self, message: RequestRejected) -> None:
+        if message.kind in ("Act",):
+            self.pending = False
+            if self.view is not None:
+                self._apply(self.view)
+
+    # ------------------------------------------------------------ actions
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        view = self.view or {}
+        me = view.get("seat")
+        phase = view.get("phase")
+        table = view.get("table") or {}
+        host = me is not None and table.get("host_seat") == me
+        kinds = {"take_stock": "take_stock", "take_discard": "take_discard", "skip": "skip", "call_end": "call_end"}
+        if action in kinds:
+            return kinds[action] in self.legal and not self.pending
+        if action in ("move", "pick", "throw"):
+            return "discard" in self.legal and not self.pending
+        if action in ("add_bot", "start"):
+            return host and phase == "lobby"
+        if action == "remove_bot":
+            return host and phase == "lobby" and any(p.get("bot") for p in view.get("players", []))
+        if action == "end_game":
+            return host and phase in RUNNING
+        if action in ("sort", "helper"):
+            return me is not None and bool(view.get("hand"))
+        if action == "last_showdown":
+            return self.last_showdown is not None
+        return True
+
+    def _play(self, action: dict[str, Any]) -> None:
+        self.pending = True
+        self.post_message(PlayAction(action))
+        if self.view is not None:
+            self._update_prompt(self.view, self.view.get("seat"), self.view.get("table") or {})
+        self.refresh_bindings()
+
+    def action_take_stock(self) -> None:
+        self._play({"kind": "take_stock"})
+
+    def action_take_discard(self) -> None:
+        self._play({"kind": "take_discard"})
+
+    def action_skip(self) -> None:
+        self._play({"kind": "skip"})
+
+    def action_call_end(self) -> None:
+        self._play({"kind": "call_end"})
+
+    def action_pick(self, number: int) -> None:
+        hand = self.query_one(HandView)
+        shown = hand.shown
+        if 1 <= number <= len(shown) and shown[number - 1] in hand.picking:
+            hand.picked = shown[number - 1]
+
+    def action_move(self, step: int) -> None:
+        hand = self.query_one(HandView)
+        choices = [c for c in hand.shown if c in hand.picking]
+        if not choices:
+            return
+        index = choices.index(hand.picked) if hand.picked in choices else 0
+        hand.picked = choices[(index + step) % len(choices)]
+
+    def action_throw(self) -> None:
+        hand = self.query_one(HandView)
+        if hand.picked in hand.picking:
+            self._play({"kind": "discard", "card": hand.picked})
+
+    def action_sort(self, order: str) -> None:
+        hand = self.query_one(HandView)
+        hand.order = "dealt" if hand.order == order else order
+        self.notify(f"Cards sorted by {hand.order if hand.order != 'dealt' else 'the order you got them'}",
+                    timeout=1.5)
+
+    def action_helper(self) -> None:
+        helper = self.query_one(HandHelper)
+        helper.display = not helper.display
+
+    def action_chat(self) -> None:
+        chat = self.query_one("#chat-input", Input)
+        chat.can_focus = True
+        chat.focus()
+
+    def action_last_showdown(self) -> None:
+        if self.last_showdown is not None:
+            self.show_reveal(self.last_showdown)
+
+    def action_add_bot(self) -> None:
+        self.post_message(SendRequest("AddBot"))
+
+    def action_remove_bot(self) -> None:
+        bots = [p["seat"] for p in (self.view or {}).get("players", []) if p.get("bot")]
+        if bots:
+            self.post_message(SendRequest("RemoveBot", {"seat": bots[-1]}))
+
+    def action_start(self) -> None:
+        self.post_message(SendRequest("Start"))
+
+    def action_end_game(self) -> None:
+        from .dialogs import ConfirmScreen
+
+        def done(yes: bool | None) -> None:
+            if yes:
+                self.post_message(SendRequest("EndGame"))
+
+        self.app.push_screen(ConfirmScreen("End the game for everyone? Any pot is paid back."), callback=done)
+
+    def action_leave(self) -> None:
+        view = self.view or {}
+        playing = view.get("seat") is not None and view.get("phase") in RUNNING
+        if not playing:
+            self.post_message(SendRequest("Leave"))
+            return
+        from .dialogs import ConfirmScreen
+
+        def done(yes: bool | None) -> None:
+            if yes:
+                self.post_message(SendRequest("Leave"))
+
+        self.app.push_screen(ConfirmScreen("Leave the table? Your seat is kept and played for you."), callback=done)

@@ -1,0 +1,136 @@
+"""Small widgets shared by several screens."""
+
+from __future__ import annotations
+
+from typing import Callable
+
+from textual.app import RenderResult
+from textual.content import Content
+from textual.reactive import reactive
+from textual.widget import Widget
+
+MIN_WIDTH, MIN_HEIGHT = 80, 24
+
+
+class TooSmall(Widget):
+    """Shown instead of the screen's layout when the terminal is below 80x24.
+
+    The app sets the ``-too-small`` class on itself; CSS then hides every other
+    child of the screen and shows this one (see ``app.tcss``).
+    """
+
+    DEFAULT_CSS = """
+    TooSmall { display: none; width: 100%; height: 100%; content-align: center middle; text-align: center; }
+    """
+
+    def render(self) -> RenderResult:
+        width, height = self.app.size
+        return Content.assemble(
+            ("Terminal too small", "bold"),
+            f"\n{width}x{height}: Down and Back needs at least {MIN_WIDTH}x{MIN_HEIGHT}.\nMake the window larger.",
+        )
+
+
+class Countdown(Widget):
+    """The time left for the current decision, counted down locally.
+
+    The server sends ``deadline_ms`` with every view; we turn it into a point
+    on the app's clock and tick once a second. With ``app.frozen_clock`` (for
+    snapshots) it shows the time as received and never ticks.
+    """
+
+    DEFAULT_CSS = "Countdown { width: auto; height: 1; }"
+
+    deadline: reactive[float | None] = reactive(None, layout=True)
+    label: reactive[str] = reactive("")
+    mine: reactive[bool] = reactive(False)
+    seconds: reactive[int | None] = reactive(None, layout=True)
+
+    def __init__(self, *, clock: Callable[[], float] | None = None, ascii: bool = False, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self._clock = clock
+        self._ascii = ascii
+        self._timer = None
+
+    def set_deadline(self, deadline_ms: int | None, label: str = "", mine: bool = False) -> None:
+        self.label, self.mine = label, mine
+        if deadline_ms is None:
+            self.deadline = None
+            self.seconds = None
+            return
+        clock = self._clock or self.app.clock
+        self.deadline = clock() + deadline_ms / 1000
+        self.seconds = _ceil_seconds(deadline_ms / 1000)
+
+    def watch_deadline(self, deadline: float | None) -> None:
+        if deadline is None or getattr(self.app, "frozen_clock", False):
+            if self._timer is not None:
+                self._timer.pause()
+            return
+        if self._timer is None:
+            self._timer = self.set_interval(0.25, self._tick)
+        else:
+            self._timer.resume()
+
+    def _tick(self) -> None:
+        if self.deadline is None:
+            return
+        clock = self._clock or self.app.clock
+        self.seconds = max(0, _ceil_seconds(self.deadline - clock()))
+
+    def render(self) -> RenderResult:
+        if self.seconds is None:
+            return Content("")
+        minutes, secs = divmod(self.seconds, 60)
+        urgent = self.seconds <= 10
+        style = "bold #ff5f5f" if urgent and self.mine else ("bold #ffd75f" if self.mine else "")
+        icon = "T-" if self._ascii else "⏱ "
+        return Content.assemble((self.label + " " if self.label else "", "dim"), (f"{icon}{minutes}:{secs:02d}", style))
+
+
+def _ceil_seconds(value: float) -> int:
+    whole = int(value)
+    return whole + (1 if value > whole else 0)
+
+
+class LineLog(Widget):
+    """The newest lines of a log, wrapped to the width, newest at the bottom.
+
+    Lines are ``Content`` (user text inside them is never markup). Only the
+    tail that fits is drawn, so a long game costs nothing to repaint.
+    """
+
+    DEFAULT_CSS = "LineLog { height: 1fr; }"
+    MAX_LINES = 300
+
+    def __init__(self, *, placeholder: str = "", id: str | None = None) -> None:
+        super().__init__(id=id)
+        self.lines: list[Content] = []
+        self.placeholder = placeholder
+
+    def write(self, line: Content | str) -> None:
+        self.lines.append(line if isinstance(line, Content) else Content(line))
+        if len(self.lines) > self.MAX_LINES:
+            del self.lines[: len(self.lines) - self.MAX_LINES]
+        self.refresh()
+
+    def clear(self) -> None:
+        self.lines.clear()
+        self.refresh()
+
+    @property
+    def plain(self) -> str:
+        return "\n".join(line.plain for line in self.lines)
+
+    def render(self) -> RenderResult:
+        width = max(1, self.content_region.width)
+        height = max(1, self.content_region.height)
+        if not self.lines:
+            return Content.styled(self.placeholder, "dim")
+        out: list[Content] = []
+        for line in reversed(self.lines):
+            wrapped = line.wrap(width)
+            out[:0] = wrapped
+            if len(out) >= height:
+                break
+        return Content("\n").join(out[-height:])

@@ -1,0 +1,208 @@
+"""The table's widgets: seats, the pile, your hand and the hand helper.
+
+Each takes plain values as reactive attributes and renders ``Content``; a
+widget repaints only when its own values change, which keeps the bytes sent to
+the terminal per opponent turn small.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Sequence
+
+from textual.app import RenderResult
+from textual.content import Content
+from textual.reactive import reactive
+from textual.widget import Widget
+
+from ..render import Display, chips, rank_key, suit_key
+
+
+def _display(widget: Widget) -> Display:
+    return getattr(widget.app, "display_options", Display())
+
+
+@dataclass(frozen=True)
+class SeatState:
+    """Everything one seat panel shows."""
+
+    seat: int
+    name: str | None = None  # None: an empty seat
+    stack: int | None = None
+    cards: int = 0
+    dealer: bool = False
+    cutter: bool = False
+    turn: bool = False
+    me: bool = False
+    host: bool = False
+    bot: bool = False
+    connected: bool = True
+    away: bool = False
+    out: bool = False
+    in_round: bool = True
+    submitted: bool = False
+    deciding: bool = False  # still to split at the showdown
+
+
+class SeatPanel(Widget):
+    """One seat: name, chips, dealer button, cards held, connection, whose turn."""
+
+    state: reactive[SeatState | None] = reactive(None)
+
+    def watch_state(self, state: SeatState | None) -> None:
+        self.display = state is not None
+        if state is None:
+            return
+        self.set_class(state.turn, "-turn")
+        self.set_class(state.me, "-me")
+        self.set_class(state.name is None, "-empty")
+        self.set_class(not state.connected or state.away or state.out, "-inactive")
+
+    def render(self) -> RenderResult:
+        s = self.state
+        if s is None:
+            return Content("")
+        display = _display(self)
+        width = max(1, self.content_region.width or 14)
+        if s.name is None:
+            return Content.assemble((f"{s.seat + 1} ", "dim"), ("empty seat", "dim italic"))
+        marker = (">" if display.ascii else "▶") if s.turn else str(s.seat + 1)
+        name = Content.assemble((marker + " ", "bold #ffd75f" if s.turn else "dim"),
+                                Content.styled(s.name, "bold" if s.me or s.turn else ""))
+        name = name.truncate(width, ellipsis=True)
+        badges = []
+        if s.dealer:
+            badges.append(("(D)" if display.ascii else "Ⓓ", "bold #ffd75f"))
+        if s.host and s.stack is None:
+            badges.append(("host", "dim"))
+        stack = Content.assemble(
+            (chips(s.stack) if s.stack is not None else "", "#87d787"),
+            *[part for badge in badges for part in (" ", badge)],
+        ).truncate(width)
+        if s.out:
+            status = Content.styled("out of chips", "dim")
+        elif not s.connected:
+            status = Content.styled("offline" if display.ascii else "⚠ offline", "#ff8700")
+        elif s.away:
+            status = Content.styled("sitting out", "#ff8700")
+        elif s.submitted:
+            status = Content.styled("split in" if display.ascii else "✓ split in", "#87d787")
+        elif s.deciding:
+            status = Content.styled("splitting…", "#ffd75f")
+        elif s.cards:
+            backs = display.back_glyph * s.cards
+            status = Content.assemble((backs, "#5f87af"), (f" {s.cards}", "dim"))
+        elif s.bot:
+            status = Content.styled("bot", "dim")
+        else:
+            status = Content("")
+        return Content("\n").join([name, stack, status.truncate(width)])
+
+
+class PilePanel(Widget):
+    """The stock count, the top of the discard pile and the round's discards."""
+
+    top: reactive[str | None] = reactive(None)
+    stock: reactive[int | None] = reactive(None)
+    discards: reactive[tuple[tuple[int, str], ...]] = reactive(())
+
+    def render(self) -> RenderResult:
+        display = _display(self)
+        lines: list[Content] = []
+        cards: list[str | None] = [None, self.top] if self.stock else [self.top]
+        if self.top is None and not self.stock:
+            return Content.styled("No cards dealt yet.", "dim")
+        lines.append(Content.styled(" Stock  Pile" if self.stock else " Pile", "dim"))
+        if self.top is None:
+            cards = [None]
+        boxes = display.card_boxes(cards, gap=1)
+        lines.extend(boxes)
+        lines.append(Content.styled(f" {self.stock} left" if self.stock is not None else "", "dim"))
+        lines.append(Content.styled("Thrown this round:", "dim") if self.discards else Content(""))
+        width = max(10, self.content_region.width or 24)
+        entries = [Content.assemble((f"{seat + 1}·" if not display.ascii else f"{seat + 1}:", "dim"),
+                                    display.card(card)) for seat, card in self.discards]
+        rows: list[Content] = []
+        row: list[Content] = []
+        used = 0
+        for entry in entries:
+            if row and used + 1 + entry.cell_length > width:
+                rows.append(Content(" ").join(row))
+                row, used = [], 0
+            used += entry.cell_length + (1 if row else 0)
+            row.append(entry)
+        if row:
+            rows.append(Content(" ").join(row))
+        room = max(0, (self.content_region.height or 12) - len(lines))
+        lines.extend(rows[-room:] if room else [])
+        return Content("\n").join(lines)
+
+
+SORTS = ("rank", "suit", "dealt")
+
+
+class HandView(Widget, can_focus=True):
+    """Your cards, large, in a chosen order; the card being picked is highlighted.
+
+    ``picking`` is the set of cards that may be chosen now (empty: not choosing).
+    The screen moves ``picked``; this widget only draws.
+    """
+
+    cards: reactive[tuple[str, ...]] = reactive(())
+    order: reactive[str] = reactive("rank")
+    picking: reactive[frozenset[str]] = reactive(frozenset())
+    picked: reactive[str | None] = reactive(None)
+    fresh: reactive[str | None] = reactive(None)  # the card just taken
+
+    @property
+    def shown(self) -> list[str]:
+        if self.order == "rank":
+            return sorted(self.cards, key=rank_key)
+        if self.order == "suit":
+            return sorted(self.cards, key=suit_key)
+        return list(self.cards)
+
+    def render(self) -> RenderResult:
+        display = _display(self)
+        shown = self.shown
+        if not shown:
+            return Content.styled("\n  (no cards)", "dim")
+        selected = shown.index(self.picked) if self.picking and self.picked in shown else None
+        marked = [i for i, c in enumerate(shown) if c == self.fresh]
+        dim = [i for i, c in enumerate(shown) if self.picking and c not in self.picking]
+        labels = [str(i + 1) for i in range(len(shown))]
+        return Content("\n").join(display.card_boxes(shown, selected=selected, marked=marked, dim=dim, labels=labels))
+
+
+class HandHelper(Widget):
+    """The recommended split of your cards, named, with the win-both estimate (display only)."""
+
+    cards: reactive[tuple[str, ...]] = reactive(())
+    opponents: reactive[int] = reactive(1)
+
+    def render(self) -> RenderResult:
+        return helper_content(self.cards, self.opponents, _display(self))
+
+
+def helper_content(cards: Sequence[str], opponents: int, display: Display) -> Content:
+    from engine.cards import parse_cards
+    from engine.hands import best_discard, best_split, win_both_estimate
+
+    if len(cards) not in (7, 8):
+        return Content.styled("Hand helper: shows the best split once you hold 7 cards.", "dim")
+    hand = parse_cards(list(cards))
+    lead: list[Content] = []
+    if len(hand) == 8:
+        throw, _ = best_discard(hand)
+        lead = [Content.assemble(("Throw ", "dim"), display.card(str(throw)), (" to keep:", "dim"))]
+        hand = [c for c in hand if c != throw]
+    split = best_split(hand)
+    estimate = win_both_estimate(split, max(1, opponents))
+    who = "1 opponent" if opponents <= 1 else f"{opponents} opponents"
+    lines = lead + [
+        Content.assemble(("Down ", "dim"), display.cards(str(c) for c in split.down), "  ", (split.down_value.name, "bold")),
+        Content.assemble(("Back ", "dim"), display.cards(str(c) for c in split.back), "  ", (split.back_value.name, "bold")),
+        Content.assemble(("Wins both vs ", "dim"), (who, "dim"), (" ≈ " if not display.ascii else " ~ ", "dim"),
+                         (f"{estimate:.0%}", "bold #87d787")),
+    ]
+    return Content("\n").join(lines)

@@ -1,0 +1,163 @@
+"""Pilot tests of the table screen and the turn flow at 80x24, against the real server."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+
+from protocol import messages as m
+from scripted import autoplay
+from tui_helpers import screen_name, screen_text, table_ready, wait_for
+
+from client.render import rank_key
+from client.widgets.table import HandHelper, HandView
+
+
+async def _table_with_bob(pilot, app, connect):
+    """Ann (the app) creates a table by quick-join; Bob (scripted) joins it; Ann starts."""
+    await wait_for(pilot, lambda: app.connection_state == "connected" and app.lobby.is_mounted, what="connected")
+    await pilot.press("q")  # quick join: no table yet, so it creates one
+    await wait_for(pilot, lambda: table_ready(app), what="table screen")
+    bob = connect("Bob")
+    await bob.__aenter__()
+    await bob.request(m.Join, table_id=app.table_id)
+    await wait_for(pilot, lambda: len(app.view["players"]) == 2, what="Bob seated")
+    return bob
+
+
+async def _until_my_draw(pilot, app):
+    while True:
+        if screen_name(app) == "CutScreen":
+            await pilot.press("enter")
+        if "take_stock" in app.table_screen.legal and app.screen is app.table_screen:
+            return
+        await pilot.pause(0.01)
+
+
+async def test_turn_flow_keys(make_app, connect):
+    app = make_app("Ann")
+    async with app.run_test(size=(80, 24)) as pilot:
+        bob = await _table_with_bob(pilot, app, connect)
+        bob_task = asyncio.create_task(autoplay(bob, until_round=99))
+        try:
+            await pilot.press("g")  # the host starts the game
+            await wait_for(pilot, lambda: app.view["phase"] != "lobby", what="game started")
+            await asyncio.wait_for(_until_my_draw(pilot, app), 10)
+            screen = app.table_screen
+            text = screen_text(app)
+            assert "Stock" in text and "Your turn" in text  # footer and prompt offer the draw
+            assert "You ⏱" in text  # the countdown of my decision
+
+            sent = len(app.requests_sent)
+            await pilot.press("9", "enter", "k", "x", "b", "g", "left")  # none of these is legal now
+            await pilot.pause()
+            assert len(app.requests_sent) == sent
+            assert screen_name(app) == "TableScreen"
+
+            await pilot.press("s")
+            await wait_for(pilot, lambda: "discard" in screen.legal, what="discard step")
+            hand = screen.query_one(HandView)
+            assert len(hand.cards) == 8 and hand.fresh in hand.cards
+            assert hand.picked == hand.fresh  # the card just drawn is the default choice
+            await pilot.press("3")
+            assert hand.picked == hand.shown[2]
+            await pilot.press("right")
+            assert hand.picked == hand.shown[3]
+            chosen = hand.picked
+            await pilot.press("s", "d")  # drawing again is not possible now
+            await pilot.press("enter")
+            await wait_for(pilot, lambda: len(app.view["hand"]) == 7 and chosen not in app.view["hand"],
+                            what="discard applied")
+            me = app.view["seat"]
+            assert {"seat": me, "card": chosen} in app.view["round_discards"]
+            assert [k for k, _ in app.requests_sent[sent:]] == ["Act", "Act"]
+        finally:
+            bob_task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await bob_task
+            await bob.__aexit__(None, None, None)
+
+
+async def test_table_shows_seats_pile_sort_helper_and_chat(make_app, connect):
+    app = make_app("Ann")
+    async with app.run_test(size=(80, 24)) as pilot:
+        bob = await _table_with_bob(pilot, app, connect)
+        try:
+            text = screen_text(app)
+            assert "You host this table" in text and "Bob" in text and "empty seat" in text
+            await pilot.press("b")  # a bot joins
+            await wait_for(pilot, lambda: len(app.view["players"]) == 3, what="bot added")
+            await pilot.press("x")  # and leaves again
+            await wait_for(pilot, lambda: len(app.view["players"]) == 2, what="bot removed")
+            await pilot.press("g")
+            await wait_for(pilot, lambda: app.view["phase"] in ("cut", "play"), what="started")
+            if screen_name(app) == "CutScreen" or "cut" in app.table_screen.legal:
+                await wait_for(pilot, lambda: screen_name(app) == "CutScreen")
+                await pilot.press("enter")
+            else:
+                await bob.wait_for(lambda: bob.view["legal"])
+                await bob.act({"kind": "cut", "position": None})
+            await wait_for(pilot, lambda: app.view["phase"] == "play", what="dealt")
+            screen = app.table_screen
+            text = screen_text(app)
+            assert "Ann" in text and "Bob" in text and "Ⓓ" in text
+            assert "Stock" in text and "left" in text  # the stock and the pile
+            assert "Round 1" in text and "Pot 20" in text
+
+            hand = screen.query_one(HandView)
+            await pilot.press("u")
+            suits = [card[-1] for card in hand.shown]
+            assert suits == sorted(suits, key="SHDC".index)
+            await pilot.press("r")
+            ranks = [rank_key(card) for card in hand.shown]
+            assert hand.order == "rank" and ranks == sorted(ranks)
+            await pilot.press("r")  # again: back to the order the cards came in
+            assert hand.order == "dealt" and hand.shown == list(app.view["hand"])
+
+            helper = screen.query_one(HandHelper)
+            assert not helper.display
+            await pilot.press("h")
+            assert helper.display
+            await pilot.pause()
+            text = screen_text(app)
+            assert "Down " in text and "Back " in text and "Wins both vs 1 opponent" in text
+
+            await pilot.press("c")
+            await pilot.press(*"hi bob")
+            await pilot.press("enter")
+            await bob.wait_for(lambda: any(c.text == "hi bob" for c in bob.chats))
+            await bob.request(m.Chat, text="hello [b]Ann[/b]")
+            await wait_for(pilot, lambda: "Bob: hello [b]Ann[/b]" in screen_text(app), what="chat shown")
+            assert app.focused is hand  # after sending, the keys go back to the cards
+        finally:
+            await bob.__aexit__(None, None, None)
+
+
+async def test_terminal_too_small(make_app):
+    app = make_app("Ann")
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_for(pilot, lambda: app.connection_state == "connected")
+        assert "Terminal too small" not in screen_text(app)
+        await pilot.resize_terminal(60, 20)
+        await wait_for(pilot, lambda: "Terminal too small" in screen_text(app))
+        assert "60x20" in screen_text(app) and "80x24" in screen_text(app)
+        await pilot.resize_terminal(80, 24)
+        await wait_for(pilot, lambda: "Terminal too small" not in screen_text(app))
+        assert "lobby" in screen_text(app)
+
+
+async def test_help_screen(make_app):
+    app = make_app("Ann")
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_for(pilot, lambda: app.connection_state == "connected")
+        await pilot.press("f1")
+        await wait_for(pilot, lambda: screen_name(app) == "HelpScreen")
+        text = screen_text(app)
+        assert "Down and Back" in text
+        await pilot.press("end")
+        await pilot.pause()
+        full = app.screen.query_one("#rules").source  # type: ignore[attr-defined]
+        assert "Going-down hands (4 cards)" in full and "Coming-back hands (3 cards)" in full
+        assert "3♥ 3♦ 3♣ 8♠" in full  # examples in the player's suit symbols
+        await pilot.press("escape")
+        await wait_for(pilot, lambda: screen_name(app) == "LobbyScreen")
