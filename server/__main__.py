@@ -1,9 +1,19 @@
-"""``dab-server``: host Down and Back tables on a TCP port."""
+"""``dab-server``: host Down and Back tables on a TCP port.
+
+    dab-server [--data-dir DIR] [options]          serve (state kept in DIR)
+    dab-server export [--data-dir DIR] [--table ID] [--format json|text]
+
+The server keeps players, balances, tables and every action in an SQLite
+database in the data directory (default: the platform's user data directory),
+so a crash or restart loses nothing. A database that is corrupt, not ours, or
+written by a newer version is refused with exit code 2 and a clear message.
+"""
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import json
 import logging
 import signal
 import sys
@@ -13,6 +23,7 @@ from protocol.messages import DEFAULT_PORT
 from . import __version__
 from .lobby import Lobby, LobbyConfig
 from .net import GameServer, NetConfig
+from .store import DB_NAME, Store, StoreError
 from .table import TableConfig
 
 log = logging.getLogger("dab-server")
@@ -32,6 +43,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="dab-server",
         description="Host Down and Back card tables that friends join with dab-client.",
+        epilog="Hand histories: dab-server export --help",
     )
     parser.add_argument("--host", default="0.0.0.0", help="address to listen on (default: all interfaces; "
                         "use 127.0.0.1 to allow only this machine, e.g. for SSH-only play)")
@@ -45,30 +57,68 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--round-pause", type=float, default=6.0, metavar="SECONDS",
                         help="pause after a showdown before the next deal (default 6)")
     parser.add_argument("--max-connections", type=positive(int), default=1000)
-    parser.add_argument("--data-dir", default=None, help="where the server keeps its database "
+    parser.add_argument("--request-rate", type=positive(float), default=NetConfig.rate, metavar="PER_SECOND",
+                        help=f"sustained requests per second allowed per connection, bursts of twice that "
+                        f"(default {NetConfig.rate:g})")
+    parser.add_argument("--data-dir", default=None, help=f"where the server keeps its database {DB_NAME} "
                         "(default: the platform's user data directory)")
+    parser.add_argument("--memory", action="store_true", help="keep nothing on disk: every chip and table is "
+                        "lost when the server stops (testing only)")
+    parser.add_argument("--starting-balance", type=positive(int), default=10_000, metavar="CHIPS",
+                        help="chips a new player starts with (default 10000)")
     parser.add_argument("--seed", default=None, help="fixed shuffle seed (testing and replays only)")
     parser.add_argument("--log-level", default="INFO", choices=["DEBUG", "INFO", "WARNING", "ERROR"])
     parser.add_argument("--version", action="version", version=f"dab-server {__version__}")
     return parser
 
 
-def config_from(args: argparse.Namespace) -> tuple[LobbyConfig, NetConfig]:
+def build_export_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="dab-server export",
+        description="Print the hand history: every finished round (deal, actions, splits, results). "
+        "JSON also holds each finished game's seed, players, settings and action log, enough to replay it. "
+        "Safe while the server runs.",
+    )
+    parser.add_argument("--data-dir", default=None, help="the server's data directory (default: the platform's "
+                        "user data directory)")
+    parser.add_argument("--table", default=None, metavar="ID", help="only this table (e.g. t3)")
+    parser.add_argument("--format", choices=["json", "text"], default="text")
+    return parser
+
+
+def data_dir(args: argparse.Namespace) -> str:
+    if args.data_dir:
+        return args.data_dir
+    from platformdirs import user_data_dir
+
+    return user_data_dir("down-and-back")
+
+
+def config_from(args: argparse.Namespace, store: Store | None = None) -> tuple[LobbyConfig, NetConfig]:
     table = TableConfig(turn_timeout=args.turn_timeout, bot_delay=args.bot_delay, round_pause=args.round_pause)
     lobby = LobbyConfig(
         table=table, default_ante=args.ante, default_stack=args.stack,
-        seed=args.seed.encode() if args.seed else None,
+        seed=args.seed.encode() if args.seed else None, store=store, starting_balance=args.starting_balance,
     )
-    return lobby, NetConfig(max_connections=args.max_connections)
+    net = NetConfig(max_connections=args.max_connections, rate=args.request_rate, burst=2 * args.request_rate)
+    return lobby, net
 
 
-async def serve(args: argparse.Namespace) -> int:
-    lobby_config, net_config = config_from(args)
-    server = GameServer(Lobby(lobby_config, f"dab-server {__version__}"), net_config)
+async def serve(args: argparse.Namespace, store: Store | None = None) -> int:
+    lobby_config, net_config = config_from(args, store)
+    try:
+        lobby = Lobby(lobby_config, f"dab-server {__version__}")
+    except StoreError as exc:
+        log.error("cannot restore from the database: %s", exc)
+        if store is not None:
+            store.close()
+        return 2
+    server = GameServer(lobby, net_config)
     try:
         await server.start(args.host, args.port)
     except OSError as exc:
         log.error("cannot listen on %s:%s: %s", args.host, args.port, exc.strerror or exc)
+        lobby.close()
         return 2
     log.info("Down and Back server listening on %s", ", ".join(server.addresses))
     stop = asyncio.Event()
@@ -84,11 +134,46 @@ async def serve(args: argparse.Namespace) -> int:
     return 0
 
 
+def export(argv: list[str]) -> int:
+    args = build_export_parser().parse_args(argv)
+    try:
+        store = Store.open_dir(data_dir(args), lock=False, migrate=False)
+    except StoreError as exc:
+        print(f"dab-server export: error: {exc}", file=sys.stderr)
+        return 2
+    try:
+        history = store.export(args.table)
+    except StoreError as exc:
+        print(f"dab-server export: error: {exc}", file=sys.stderr)
+        return 2
+    finally:
+        store.close()
+    if args.format == "json":
+        json.dump(history, sys.stdout, indent=1)
+        sys.stdout.write("\n")
+    else:
+        from .export import history_text
+
+        sys.stdout.write(history_text(history))
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    if argv[:1] == ["export"]:
+        return export(argv[1:])
     args = build_parser().parse_args(argv)
     logging.basicConfig(level=args.log_level, stream=sys.stderr, format="%(asctime)s %(levelname)s %(message)s")
+    store = None
+    if not args.memory:
+        try:
+            store = Store.open_dir(data_dir(args))
+        except StoreError as exc:
+            log.error("%s", exc)
+            return 2
+        log.info("database: %s", store.path)
     try:
-        return asyncio.run(serve(args))
+        return asyncio.run(serve(args, store))
     except KeyboardInterrupt:
         return 0
 

@@ -3,23 +3,43 @@
 Each request is handled synchronously and answered with exactly one ``ok`` or
 ``error``; pushes (views, events, table lists) go out through the same
 per-session send path, so ordering on one connection is preserved.
+
+Durability (when the lobby has a :class:`~server.store.Store`): each request,
+hello, disconnect and timer step is one unit of work (:meth:`Lobby.atomic`).
+Its writes form one SQLite transaction, committed (fsync) *before* the pushes
+it produced and its ``ok`` leave, so no client ever hears of a state that a
+crash could take back. If a commit fails the process exits at once: memory is
+then ahead of the disk, and the restart restores the last durable state.
+
+Identity and chips: a new player gets ``player_id`` and a random secret; the
+token ``<player_id>_<secret>`` is theirs to keep (the client stores it per
+server). The store keeps only SHA-256 of the secret. A returning player proves
+who they are by presenting the token in ``hello`` and finds their balance:
+new players are granted ``starting_balance`` chips, each seated human buys in
+the table's starting stack (or their whole balance if smaller, at least the
+ante) when the game starts, and their final stack returns to their balance when
+the game is over.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import hmac
 import itertools
 import logging
+import os
 import secrets
+import sqlite3
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Callable
+from typing import TYPE_CHECKING, Any, Callable, Iterator
 
 from engine.rng import HashRng
 from protocol import messages as m
 
 from .errors import RequestError
-from .table import Table, TableConfig
+from .store import Store, StoreError, secret_hash
+from .table import Table, TableConfig, public_round
 from .text import clean_name, clean_table_name
 
 if TYPE_CHECKING:
@@ -34,13 +54,17 @@ MAX_TABLES = 500
 class PlayerRecord:
     player_id: str
     name: str
-    secret: str
+    secret_sha256: bytes  # the token's secret is never kept, only its hash
+    balance: int = 0
     session: "ClientSession | None" = None
     table_id: str | None = None
 
-    @property
-    def token(self) -> str:
-        return f"{self.player_id}_{self.secret}"
+
+def fatal_exit(exc: BaseException) -> None:
+    """A commit failed: memory is ahead of the disk. Stop now; the restart restores the durable state."""
+    logging.getLogger("dab-server").critical("cannot write the database (%s): stopping to protect the chips", exc)
+    logging.shutdown()
+    os._exit(70)
 
 
 @dataclass
@@ -49,21 +73,115 @@ class LobbyConfig:
     default_ante: int = 10
     default_stack: int = 1000
     seed: bytes | None = None  # fixed seed for tests and replays; None: secrets
+    store: Store | None = None  # None: keep nothing (tests, benchmarks); chips and tables die with the process
+    starting_balance: int = 10_000  # chips granted to a new player
+    restore_grace: float = 120.0  # after a restart: how long seats at tables not playing wait for their players
+    on_fatal: Callable[[BaseException], None] = fatal_exit
 
 
 class Lobby:
     def __init__(self, config: LobbyConfig, server_name: str) -> None:
         self.config = config
         self.server_name = server_name
+        self.store = config.store
         self.players: dict[str, PlayerRecord] = {}
         self.tables: dict[str, Table] = {}
         self._table_ids = itertools.count(1)
-        self._seeds = itertools.count()
         self._tables_push_pending = False
+        self._depth = 0
+        self._outbox: list[tuple[str, m.Message]] = []
+        self._closing = False
+        self._reaper: asyncio.TimerHandle | None = None
+        if self.store is not None:
+            self._restore()
+
+    # ------------------------------------------------------------ durability
+
+    @contextlib.contextmanager
+    def atomic(self) -> Iterator[None]:
+        """One unit of work: its writes commit together before its messages are sent.
+
+        Re-entrant; the outermost unit commits. Writes mirror changes already
+        made in memory, so they are committed even if the unit raised.
+        """
+        self._depth += 1
+        try:
+            yield
+        finally:
+            self._depth -= 1
+            if self._depth == 0:
+                self._commit_and_flush()
+
+    def _commit_and_flush(self) -> None:
+        outbox, self._outbox = self._outbox, []
+        if self.store is not None and self.store.pending:
+            try:
+                self.store.commit()
+            except sqlite3.Error as exc:
+                self.config.on_fatal(exc)
+                raise
+        for player_id, message in outbox:
+            self._deliver(player_id, message)
+
+    def _restore(self) -> None:
+        """Load players and every open table as they were; deadlines start afresh."""
+        store = self.store
+        assert store is not None
+        for row in store.load_players():
+            self.players[row.player_id] = PlayerRecord(row.player_id, row.name, row.secret_sha256, row.balance)
+        tables = store.load_tables()
+        for row in tables:
+            table = Table.restore(row, self, self.config.table, self._rng_for(row.table_no), store)
+            self.tables[table.table_id] = table
+            for info in table.seats.values():
+                if info.player_id is not None and not info.left:
+                    player = self.players.get(info.player_id)
+                    if player is None:
+                        raise StoreError(f"table {table.table_id}: seat {info.seat} belongs to unknown player {info.player_id}")
+                    player.table_id = table.table_id
+        if tables:
+            self._table_ids = itertools.count(max(row.table_no for row in tables) + 1)
+        with self.atomic():
+            for table in self.tables.values():
+                table.broadcast()  # arms deadlines (full length), bots and the round pause
+        if any(t.state != "playing" for t in self.tables.values()):
+            self._reaper = asyncio.get_running_loop().call_later(self.config.restore_grace, self._reap_absent)
+        log.info("restored %d players and %d tables", len(self.players), len(self.tables))
+
+    def _reap_absent(self) -> None:
+        """Seats at waiting or finished tables whose players did not come back after a restart."""
+        self._reaper = None
+        with self.atomic():
+            for player in list(self.players.values()):
+                table = self.tables.get(player.table_id) if player.table_id else None
+                if player.session is None and table is not None and table.state != "playing":
+                    table.leave(player.player_id)
+                    player.table_id = None
+                    self._drop_if_empty(table)
+
+    def balance(self, player_id: str) -> int:
+        return self.players[player_id].balance
+
+    def move_chips(self, table: Table, kind: str, moves: list[tuple[int, str | None, int]]) -> None:
+        """Buy-ins (balance -> table) and cash-outs (table -> balance); bots are the house's."""
+        sign = -1 if kind == "buy_in" else 1
+        for _, player_id, amount in moves:
+            if player_id is not None:
+                player = self.players[player_id]
+                assert player.balance + sign * amount >= 0, (player_id, kind, amount)
+                player.balance += sign * amount
+        if self.store is not None:
+            self.store.move_chips(table.table_id, kind, moves)
 
     # ------------------------------------------------------------ Hub for tables
 
     def send(self, player_id: str, message: m.Message) -> None:
+        if self._depth:
+            self._outbox.append((player_id, message))
+        else:
+            self._deliver(player_id, message)
+
+    def _deliver(self, player_id: str, message: m.Message) -> None:
         player = self.players.get(player_id)
         if player is not None and player.session is not None:
             player.session.push(message)
@@ -94,34 +212,45 @@ class Lobby:
     # ------------------------------------------------------------ sessions
 
     def hello(self, session: "ClientSession", msg: m.Hello) -> m.Welcome:
-        """Greet a new session, or resume a known player by token."""
+        """Greet a new session, or resume a known player by token.
+
+        A new player is durable before their welcome (and token) goes out.
+        """
+        with self.atomic():
+            return self._hello(session, msg)
+
+    def _hello(self, session: "ClientSession", msg: m.Hello) -> m.Welcome:
+        if self._closing:
+            raise RequestError("shutting_down", "the server is shutting down")
         if msg.token:
             player = self._player_for_token(msg.token)
             if player is None:
                 raise RequestError("bad_token", "that resume token is not valid on this server")
             if player.session is not None and player.session is not session:
                 player.session.close_with("replaced", "you connected again from elsewhere")
-            resumed = True
+            resumed, token = True, msg.token
         else:
             name = clean_name(msg.name)
             if not name:
                 raise RequestError("bad_name", "choose a name with at least one visible character")
-            player_id = secrets.token_hex(8)
-            player = PlayerRecord(player_id, name, secrets.token_urlsafe(24))
+            player_id, secret = secrets.token_hex(8), secrets.token_urlsafe(24)
+            player = PlayerRecord(player_id, name, secret_hash(secret), self.config.starting_balance)
+            if self.store is not None:
+                self.store.add_player(player_id, name, player.secret_sha256, player.balance)
             self.players[player_id] = player
-            resumed = False
+            resumed, token = False, f"{player_id}_{secret}"
         player.session = session
         table = self.tables.get(player.table_id) if player.table_id else None
         seat = table.seat_of(player.player_id) if table else None
         return m.Welcome(
             id=msg.id, version=m.PROTOCOL_VERSION, server=self.server_name, player_id=player.player_id,
-            token=player.token, resumed=resumed, table_id=table.table_id if table else None, seat=seat,
+            token=token, resumed=resumed, table_id=table.table_id if table else None, seat=seat,
         )
 
     def _player_for_token(self, token: str) -> PlayerRecord | None:
         player_id, _, secret = token.partition("_")
         player = self.players.get(player_id)
-        if player is None or not hmac.compare_digest(player.secret.encode(), secret.encode()):
+        if player is None or not hmac.compare_digest(player.secret_sha256, secret_hash(secret)):
             return None
         return player
 
@@ -142,6 +271,13 @@ class Lobby:
         if player is None or player.session is not session:
             return
         player.session = None
+        if self._closing:  # a shutdown is not a goodbye: seats stay for the restart
+            return
+        with self.atomic():
+            self._disconnected(player)
+
+    def _disconnected(self, player: PlayerRecord) -> None:
+        player_id = player.player_id
         table = self.tables.get(player.table_id) if player.table_id else None
         if table is not None:
             if table.seat_of(player_id) is None or table.game is None:
@@ -160,8 +296,11 @@ class Lobby:
         request_id = getattr(msg, "id", None)
         if handler is None:
             return m.Error(id=request_id, code="bad_message", message=f"{msg.type!r} is not a request")
+        if self._closing:
+            return m.Error(id=request_id, code="shutting_down", message="the server is shutting down")
         try:
-            result = handler(self, self.players[player_id], msg)
+            with self.atomic():  # durable before the ok (and the pushes) go out
+                result = handler(self, self.players[player_id], msg)
         except RequestError as exc:
             return m.Error(id=request_id, code=exc.code, message=exc.message[:1000])
         except Exception:  # a bug: log it, answer, keep serving everyone else
@@ -199,35 +338,52 @@ class Lobby:
         if table.is_empty() and table.state != "playing":
             table.close()
             self.tables.pop(table.table_id, None)
+            if self.store is not None:
+                self.store.set_table_state(table.table_id, "closed")
             self.tables_changed()
 
     def _list_tables(self, player: PlayerRecord, msg: m.ListTables) -> dict[str, Any]:
         defaults = {"ante": self.config.default_ante, "stack": self.config.default_stack}
-        return {"tables": [s.to_wire() for s in self.summaries()], "defaults": defaults}
+        return {"tables": [s.to_wire() for s in self.summaries()], "defaults": defaults, "balance": player.balance}
+
+    def _can_sit(self, player: PlayerRecord, settings: m.TableSettings) -> None:
+        if player.balance < settings.ante:
+            raise RequestError(
+                "insufficient_chips", f"you have {player.balance} chips, less than this table's ante of {settings.ante}"
+            )
 
     def _create_table(self, player: PlayerRecord, msg: m.CreateTable) -> dict[str, Any]:
         if len(self.tables) >= MAX_TABLES:
             raise RequestError("server_full", "this server has as many tables as it can hold")
         if msg.settings.stack < msg.settings.ante:
             raise RequestError("bad_request", "the starting stack must be at least the ante")
+        self._can_sit(player, msg.settings)
         self._leave_current(player)
-        table_id = f"t{next(self._table_ids)}"
         name = clean_table_name(msg.name) or f"{player.name}'s table"
+        if self.store is not None:
+            table_id = self.store.create_table(name, msg.settings.to_wire(), player.player_id, msg.private_code)
+        else:
+            table_id = f"t{next(self._table_ids)}"
         table = Table(
-            table_id, name, msg.settings, player.player_id, msg.private_code, self, self.config.table, self._rng,
+            table_id, name, msg.settings, player.player_id, msg.private_code, self, self.config.table,
+            self._rng_for(int(table_id[1:])), self.store,
         )
         self.tables[table_id] = table
         seat = table.join(player.player_id, player.name, None)
         player.table_id = table_id
         return {"table_id": table_id, "seat": seat}
 
-    def _rng(self) -> HashRng:
+    def _rng_for(self, table_no: int) -> Callable[[], HashRng]:
+        """The RNG factory of table number ``table_no``: fresh secrets, or the fixed test seed."""
         if self.config.seed is None:
-            return HashRng()
-        return HashRng(self.config.seed + next(self._seeds).to_bytes(4, "big"))
+            return HashRng
+        seed = self.config.seed + (table_no - 1).to_bytes(4, "big")
+        return lambda: HashRng(seed)
 
     def _join(self, player: PlayerRecord, msg: m.Join) -> dict[str, Any]:
         table = self._find(msg.table_id, msg.private_code)
+        if table.seat_of(player.player_id) is None:
+            self._can_sit(player, table.settings)
         if player.table_id != table.table_id:
             self._leave_current(player)
         seat = table.join(player.player_id, player.name, msg.seat)
@@ -261,8 +417,8 @@ class Lobby:
     def _end_game(self, player: PlayerRecord, msg: m.EndGame) -> None:
         self._table(player).end(player.player_id)
 
-    def _act(self, player: PlayerRecord, msg: m.Act) -> None:
-        self._table(player).act(player.player_id, msg.action.to_wire())
+    def _act(self, player: PlayerRecord, msg: m.Act) -> dict[str, Any]:
+        return {"seq": self._table(player).act(player.player_id, msg.action.to_wire())}
 
     def _sit_out(self, player: PlayerRecord, msg: m.SitOut) -> None:
         self._table(player).sit_out(player.player_id, msg.away)
@@ -271,7 +427,14 @@ class Lobby:
         self._table(player).chat(player.player_id, player.name, msg.text)
 
     def _history(self, player: PlayerRecord, msg: m.History) -> dict[str, Any]:
-        return {"rounds": self._table(player).recent_history(msg.limit)}
+        """Finished rounds, oldest first: the player's table's, or (away from tables) their own last rounds."""
+        if self.store is None:
+            return {"rounds": _fit(self._table(player).recent_history(msg.limit))}
+        if player.table_id is not None:
+            entries = self.store.rounds(player.table_id, msg.limit)
+        else:
+            entries = self.store.player_rounds(player.player_id, msg.limit)
+        return {"rounds": _fit([public_round(e) for e in entries])}
 
     def _ping(self, player: PlayerRecord, msg: m.Ping) -> None:
         return None
@@ -284,5 +447,26 @@ class Lobby:
     }
 
     def close(self) -> None:
+        """Stop timers and close the store; seats and games stay stored for the next start."""
+        self._closing = True
+        if self._reaper is not None:
+            self._reaper.cancel()
         for table in self.tables.values():
             table.close()
+        if self.store is not None:
+            self.store.close()
+
+
+HISTORY_BYTES = 48 * 1024  # keep a history reply well inside the 64 KiB frame limit
+
+
+def _fit(rounds: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The most recent rounds that fit in one reply, oldest first."""
+    kept: list[dict[str, Any]] = []
+    size = 0
+    for entry in reversed(rounds):
+        size += len(m.encode(m.Ok(id=1, result=entry)))
+        if size > HISTORY_BYTES:
+            break
+        kept.append(entry)
+    return kept[::-1]

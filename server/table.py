@@ -4,6 +4,14 @@ Everything here runs on the event loop thread and never awaits while it changes
 state, so each request or timer callback is one atomic step: no locks needed.
 The engine decides every rule; the table only decides *when* (deadlines, bot
 pacing, the pause between rounds) and *who hears what* (the engine's views).
+
+Durability: every engine action goes through :meth:`Table._apply`, which
+appends it to the store's action log with a snapshot of the pot and stacks;
+membership changes go through :meth:`Table._save`. All of it joins the
+transaction of the request or timer step that caused it, which the lobby
+commits before any reply or push leaves (:meth:`server.lobby.Lobby.atomic`).
+A restart rebuilds the table with :meth:`Table.restore`, replaying the engine
+from its seed; deadlines then start afresh, so nobody loses a turn to downtime.
 """
 
 from __future__ import annotations
@@ -14,7 +22,7 @@ import logging
 import time
 from collections import deque
 from dataclasses import dataclass
-from typing import Any, Callable, Protocol
+from typing import Any, Callable, ContextManager, Protocol
 
 from engine.actions import Action, EndGame, Record, SetAway, StartRound, action_from_data
 from engine.bots import baseline_action, timeout_action
@@ -25,6 +33,7 @@ from engine.views import decision_view, view_for
 from protocol import messages as m
 
 from .errors import RequestError
+from .store import SeatRow, Store, StoreError, TableRow
 from .text import CHAT_MAX, clean_text
 
 log = logging.getLogger(__name__)
@@ -41,6 +50,9 @@ class Hub(Protocol):
     def is_connected(self, player_id: str) -> bool: ...
     def tables_changed(self) -> None: ...
     def table_finished(self, table: "Table") -> None: ...
+    def atomic(self) -> ContextManager[None]: ...
+    def balance(self, player_id: str) -> int: ...
+    def move_chips(self, table: "Table", kind: str, moves: list[tuple[int, str | None, int]]) -> None: ...
 
 
 @dataclass
@@ -74,6 +86,7 @@ class Table:
         hub: Hub,
         config: TableConfig,
         rng_factory: Callable[[], HashRng] = HashRng,
+        store: Store | None = None,
     ) -> None:
         self.table_id = table_id
         self.name = name
@@ -83,6 +96,7 @@ class Table:
         self.hub = hub
         self.config = config
         self.rng_factory = rng_factory
+        self.store = store
         self.seats: dict[int, SeatInfo] = {}
         self.spectators: set[str] = set()
         self.game: Game | None = None
@@ -94,7 +108,46 @@ class Table:
         self._deadline_handle: asyncio.TimerHandle | None = None
         self._bot_handle: asyncio.TimerHandle | None = None
         self._round_handle: asyncio.TimerHandle | None = None
+        self._round_first_seq = 0  # index in the action log of this round's start_round
         self._loop = asyncio.get_running_loop()
+
+    @classmethod
+    def restore(
+        cls, row: TableRow, hub: Hub, config: TableConfig, rng_factory: Callable[[], HashRng], store: Store | None,
+    ) -> "Table":
+        """Rebuild a stored table exactly: seats as stored, the game replayed from its seed.
+
+        Raises :class:`StoreError` if the replay disagrees with the stored
+        snapshot (the database was damaged or edited).
+        """
+        try:
+            settings = m.TableSettings(**row.settings)
+        except Exception as exc:
+            raise StoreError(f"table {row.table_id}: stored settings are invalid ({exc})") from None
+        table = cls(row.table_id, row.name, settings, row.host_id or "", row.private_code, hub, config,
+                    rng_factory, store)
+        table.seats = {s.seat: SeatInfo(s.seat, s.name, s.player_id, s.left) for s in row.seats}
+        if row.rng is None:
+            return table
+        assert row.initial_players is not None and row.game_settings is not None
+        try:
+            game = Game(Settings.from_data(row.game_settings), row.initial_players, HashRng.from_data(row.rng))
+            table.game = game
+            table.chip_history = [table._stacks()]
+            for seat, data in row.actions:
+                table._note(game.apply(seat, action_from_data(data)), live=False)
+        except (EngineError, KeyError, TypeError, ValueError) as exc:
+            raise StoreError(f"table {row.table_id}: the stored action log does not replay ({exc})") from None
+        snap = row.snapshot
+        replayed = {
+            "actions": len(game.history), "round_no": game.round_no, "phase": game.phase,
+            "pot": game.pot, "stacks": table._stacks(),
+        }
+        if replayed != snap:
+            raise StoreError(f"table {row.table_id}: the replay gives {replayed}, the stored snapshot says {snap}")
+        if set(table.seats) != set(game.players):
+            raise StoreError(f"table {row.table_id}: stored seats {sorted(table.seats)} do not match the game")
+        return table
 
     # ------------------------------------------------------------ state
 
@@ -143,6 +196,7 @@ class Table:
             self.spectators.discard(player_id)
             if self.game is not None and self.game.phase != OVER and self.game.players[held].away:
                 self._apply(None, SetAway(held, False))
+            self._save()
             self.broadcast()
             return held
         if self.game is not None:
@@ -156,6 +210,7 @@ class Table:
             raise RequestError("table_full", f"seat {seat} is not free (free seats: {free})")
         self.spectators.discard(player_id)
         self.seats[seat] = SeatInfo(seat, name, player_id)
+        self._save()
         self.broadcast()
         return seat
 
@@ -180,6 +235,8 @@ class Table:
             humans = [i.player_id for i in self.seats.values() if i.player_id and not i.left]
             if humans:
                 self.host_id = humans[0]  # type: ignore[assignment]
+        if seat is not None:
+            self._save()
         self.broadcast()
 
     def is_empty(self) -> bool:
@@ -195,6 +252,7 @@ class Table:
         used = {i.name for i in self.seats.values()}
         name = next(n for n in itertools.chain(BOT_NAMES, (f"Bot {k}" for k in itertools.count(2))) if n not in used)
         self.seats[free[0]] = SeatInfo(free[0], name)
+        self._save()
         self.broadcast()
         return free[0]
 
@@ -205,7 +263,14 @@ class Table:
         if seat not in self.seats or not self.seats[seat].bot:
             raise RequestError("bad_request", f"there is no bot at seat {seat}")
         del self.seats[seat]
+        self._save()
         self.broadcast()
+
+    def _save(self) -> None:
+        """Persist seats, host and state (joins the open transaction)."""
+        if self.store is not None:
+            seats = [SeatRow(i.seat, i.name, i.player_id, i.left) for i in sorted(self.seats.values(), key=lambda i: i.seat)]
+            self.store.save_table(self.table_id, self.host_id, self.state, seats)
 
     def _require_host(self, player_id: str) -> None:
         if player_id != self.host_id:
@@ -223,11 +288,32 @@ class Table:
             ante=self.settings.ante, stack=self.settings.stack, turns=self.settings.turns,
             early_call=self.settings.early_call, no_take_back=self.settings.no_take_back,
         )
-        players = [(i.seat, i.name) for i in sorted(self.seats.values(), key=lambda i: i.seat)]
+        seated = sorted(self.seats.values(), key=lambda i: i.seat)
+        buy_ins = [(i.seat, i.player_id, self._buy_in(i)) for i in seated]
+        players = [(i.seat, i.name, amount) for i, (_, _, amount) in zip(seated, buy_ins)]
         self.game = Game(settings, players, self.rng_factory())
+        if self.store is not None:
+            self.store.start_game(self.table_id, self.game.initial_rng, self.game.initial_players, settings.to_data())
+        self.hub.move_chips(self, "buy_in", buy_ins)
+        self._save()
         self.chip_history = [self._stacks()]
         self._apply(None, StartRound())
         self.broadcast()
+
+    def _buy_in(self, info: SeatInfo) -> int:
+        """Chips a seat brings: the starting stack, or a player's whole balance if smaller.
+
+        Bots are staked by the house. A player whose balance cannot cover the
+        ante cannot play (the check runs for everyone before any chip moves).
+        """
+        if info.player_id is None:
+            return self.settings.stack
+        balance = self.hub.balance(info.player_id)
+        if balance < self.settings.ante:
+            raise RequestError(
+                "insufficient_chips", f"{info.name} has {balance} chips, less than the ante of {self.settings.ante}"
+            )
+        return min(balance, self.settings.stack)
 
     def end(self, player_id: str) -> None:
         self._require_host(player_id)
@@ -236,7 +322,8 @@ class Table:
         self._apply(None, EndGame())
         self.broadcast()
 
-    def act(self, player_id: str, data: dict[str, Any]) -> None:
+    def act(self, player_id: str, data: dict[str, Any]) -> int:
+        """Apply a seat's action; returns its index in the table's action log."""
         seat = self.seat_of(player_id)
         if seat is None or self.game is None:
             raise RequestError("not_seated", "you are not playing at this table")
@@ -248,6 +335,8 @@ class Table:
             raise RequestError("illegal_action", f"{action.kind} is not a player action")
         self._apply(seat, action)
         self.broadcast()
+        assert self.game is not None
+        return len(self.game.history) - 1
 
     def sit_out(self, player_id: str, away: bool) -> None:
         seat = self.seat_of(player_id)
@@ -267,17 +356,67 @@ class Table:
             raise RequestError("illegal_action", exc.reason) from None
         except EngineError as exc:
             raise RequestError("illegal_action", str(exc)) from None
+        game = self.game
+        if self.store is not None:
+            seat_, data = game.history[-1]
+            self.store.append_action(
+                self.table_id, len(game.history) - 1, seat_, data, game.round_no, game.phase, game.pot, self._stacks(),
+            )
         self._after_records(records)
         return records
 
-    def _after_records(self, records: list[Any]) -> None:
-        assert self.game is not None
+    def _note(self, records: list[Record], live: bool = True) -> None:
+        """Bookkeeping after an action: round records, chip history, settling at game over.
+
+        ``live=False`` while replaying on restore: the same bookkeeping, but
+        nothing is written (the store already holds it).
+        """
+        game = self.game
+        assert game is not None
         for record in records:
-            if record.kind == "result":
-                self.history.append(dict(record.public) | {"stacks": self._stacks()})
+            if record.kind == "round":
+                self._round_first_seq = len(game.history) - 1
+            elif record.kind == "result":
+                self._finish_round(self.round_record(dict(record.public), game.pot), live)
                 self.chip_history.append(self._stacks())
             elif record.kind == "game_over":
+                if not any(r.kind == "result" for r in game.round_log):  # ended mid-round: antes refunded
+                    refunded = sum(r["chips"] for r in record.public["refunds"])
+                    self._finish_round(self.round_record(None, refunded), live)
                 self.chip_history.append(self._stacks())
+                if live:
+                    moves = [(s, i.player_id, game.players[s].stack) for s, i in sorted(self.seats.items())]
+                    self.hub.move_chips(self, "cash_out", moves)
+                    self._save()
+
+    def _finish_round(self, entry: dict[str, Any], live: bool) -> None:
+        self.history.append(public_round(entry))
+        if live and self.store is not None:
+            self.store.add_round(self.table_id, entry)
+
+    def round_record(self, showdown: dict[str, Any] | None, pot: int) -> dict[str, Any]:
+        """The whole current round as plain data: deal, every action, splits and result.
+
+        ``showdown`` is the engine's result (None when the game ended before
+        the showdown, ``pot`` then being the antes paid back).
+        """
+        game = self.game
+        assert game is not None
+        first, last = self._round_first_seq, len(game.history) - 1
+        return {
+            "table_id": self.table_id, "round": game.round_no, "dealer": game.dealer, "cutter": game.cutter,
+            "seats": list(game.order), "names": {str(s): p.name for s, p in game.players.items()},
+            "first_seq": first, "last_seq": last,
+            "actions": [[s, a] for s, a in game.history[first:last + 1]],
+            "log": [r.to_data() for r in game.round_log],
+            "result": showdown,
+            "pot": showdown["pot"] if showdown else pot,
+            "stacks": {str(s): p.stack for s, p in game.players.items()},
+            "finished_at": time.time(),
+        }
+
+    def _after_records(self, records: list[Any]) -> None:
+        self._note(records)
         for player_id, seat in self._audience():
             events = [r.for_seat(seat) for r in records]
             self.hub.send(player_id, m.Event(table_id=self.table_id, events=tuple(events)))
@@ -351,6 +490,7 @@ class Table:
             self.hub.send(member, message)
 
     def recent_history(self, limit: int) -> list[dict[str, Any]]:
+        """The last finished rounds kept in memory (the store keeps them all)."""
         return list(self.history)[-limit:]
 
     # ------------------------------------------------------------ timing
@@ -400,12 +540,13 @@ class Table:
         self._cancel_all()
 
     def _guarded(self, step: Callable[[], None]) -> None:
-        """Run a timer step; a bug here must not kill the loop or other tables."""
-        try:
-            step()
-        except Exception:  # pragma: no cover - a bug, logged with its traceback
-            log.exception("table %s: timer step failed", self.table_id)
-        self.broadcast()
+        """Run a timer step as one durable unit; a bug here must not kill the loop or other tables."""
+        with self.hub.atomic():
+            try:
+                step()
+            except Exception:  # pragma: no cover - a bug, logged with its traceback
+                log.exception("table %s: timer step failed", self.table_id)
+            self.broadcast()
 
     def _next_round(self) -> None:
         self._round_handle = None
@@ -457,3 +598,35 @@ class Table:
             seat in game.to_act() and game.round_no == round_no and game.phase == phase and game.turn_index == turn
         ):
             self._apply(seat, timeout_action(decision_view(game, seat)))
+
+
+def public_round(entry: dict[str, Any]) -> dict[str, Any]:
+    """What a player may see of a finished round (the ``history`` result item).
+
+    Fields as in PROTOCOL.md's round record; hands stay hidden except the
+    splits the showdown revealed. ``abandoned`` rounds ended before a showdown.
+    """
+    result = entry["result"]
+    reveal = {r["seat"]: r for r in (result or {}).get("reveal", [])}
+    players = []
+    for seat in entry["seats"]:
+        shown = reveal.get(seat, {})
+        players.append({
+            "seat": seat, "name": entry["names"][str(seat)],
+            "down": shown.get("down"), "back": shown.get("back"),
+            "down_hand": shown.get("down_name"), "back_hand": shown.get("back_name"),
+            "stack": entry["stacks"][str(seat)],
+        })
+    public: dict[str, Any] = {
+        "table_id": entry["table_id"], "round": entry["round"], "dealer": entry["dealer"], "pot": entry["pot"],
+        "players": players, "stacks": entry["stacks"], "abandoned": result is None,
+        "finished_at": entry.get("finished_at"),
+        "down_winner": None, "back_winner": None, "tie_breaks": None, "winner": None, "carried": 0,
+    }
+    if result is not None:
+        public.update({
+            "down_winner": result["down_winner"], "back_winner": result["back_winner"],
+            "tie_breaks": {"down": result["down_draws"], "back": result["back_draws"]},
+            "winner": result["winner"], "carried": result["carried"],
+        })
+    return public

@@ -1,0 +1,616 @@
+"""The server's durable memory: one SQLite file that owns every chip, seat and action.
+
+Everything SQL lives here; the lobby and tables call plain methods.
+
+What is stored, and why it is enough
+------------------------------------
+* ``players``: id, name, the SHA-256 of the token secret (never the secret
+  itself) and the chip balance kept between games.
+* ``tables``: name, settings, host, private code, state, and once the game
+  starts its RNG state at the start (``Game.initial_rng``), initial players
+  and engine settings. A snapshot (action count, round, phase, pot, stacks)
+  is updated with every action and checked against the replay on restore.
+* ``seats``: who sits where (``player_id`` NULL for a bot), and whether a
+  player left a running game (their seat is held and auto-played).
+* ``actions``: the engine's action log, in order. Because the engine is a pure
+  function of its seed and actions, ``Game.replay`` rebuilds the exact
+  in-progress state (cards in hand, stock order, whose turn) after a crash.
+* ``rounds``: every finished round in full (deal, actions, splits, result),
+  for the ``history`` request and ``dab-server export``.
+* ``ledger``: every chip that crosses between a balance and a table
+  (``grant`` to new players, ``buy_in`` at game start, ``cash_out`` at game
+  over), so conservation can be audited:
+  ``balance == grants - buy-ins + cash-outs`` for each player, and
+  ``buy-ins - cash-outs == stacks + pot`` for each table.
+
+Durability
+----------
+The database runs in WAL mode with ``synchronous=FULL``: a commit returns only
+after the write-ahead log is on disk. The server groups the writes of one
+request (or one timer step) into one transaction and commits it *before* any
+reply or push about it leaves (see :meth:`server.lobby.Lobby.atomic`), so a
+client is never told about something a crash could take back.
+
+Versions
+--------
+``schema_version`` holds one row. :data:`MIGRATIONS` are applied in order on
+start (after a backup copy of the file); a file written by a newer server, a
+file that is not an SQLite database, another program's SQLite database, or a
+database that fails ``PRAGMA quick_check`` raises :class:`StoreError` with a
+message that says so, and nothing is written.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import sqlite3
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable, Iterable, Sequence
+
+DB_NAME = "down-and-back.sqlite3"
+LOCK_NAME = "dab-server.lock"
+APPLICATION_ID = 0x44614E42  # "DaNB": marks the file as ours (PRAGMA application_id)
+
+
+class StoreError(Exception):
+    """The database cannot be used; the message says why and what to do."""
+
+
+def secret_hash(secret: str) -> bytes:
+    """What the store keeps instead of a token secret."""
+    return hashlib.sha256(secret.encode()).digest()
+
+
+def _json(value: Any) -> str:
+    return json.dumps(value, separators=(",", ":"), sort_keys=True)
+
+
+# ----------------------------------------------------------------- schema
+
+_V1 = """
+CREATE TABLE players (
+    player_id     TEXT PRIMARY KEY,
+    name          TEXT NOT NULL,
+    secret_sha256 BLOB NOT NULL,
+    balance       INTEGER NOT NULL CHECK (balance >= 0),
+    created_at    REAL NOT NULL
+);
+CREATE TABLE tables (
+    table_no        INTEGER PRIMARY KEY AUTOINCREMENT,
+    table_id        TEXT NOT NULL UNIQUE,
+    name            TEXT NOT NULL,
+    settings        TEXT NOT NULL,            -- the table settings as created (JSON)
+    host_id         TEXT,
+    private_code    TEXT,
+    state           TEXT NOT NULL CHECK (state IN ('waiting', 'playing', 'finished', 'closed')),
+    created_at      REAL NOT NULL,
+    -- the game, once started: enough to replay it from the action log
+    rng             TEXT,                     -- Game.initial_rng (JSON)
+    initial_players TEXT,                     -- [[seat, name, stack], ...]
+    game_settings   TEXT,                     -- engine Settings (JSON)
+    started_at      REAL,
+    finished_at     REAL,
+    -- snapshot after the last action, which the replay must agree with
+    actions         INTEGER NOT NULL DEFAULT 0,
+    round_no        INTEGER,
+    phase           TEXT,
+    pot             INTEGER,
+    stacks          TEXT                      -- {"seat": stack} (JSON)
+);
+CREATE TABLE seats (
+    table_id  TEXT NOT NULL REFERENCES tables (table_id),
+    seat      INTEGER NOT NULL,
+    name      TEXT NOT NULL,
+    player_id TEXT REFERENCES players (player_id),   -- NULL for a bot
+    left_game INTEGER NOT NULL DEFAULT 0,
+    PRIMARY KEY (table_id, seat)
+) WITHOUT ROWID;
+CREATE TABLE actions (
+    table_id TEXT NOT NULL REFERENCES tables (table_id),
+    seq      INTEGER NOT NULL,
+    seat     INTEGER,
+    action   TEXT NOT NULL,                   -- the engine action's plain data (JSON)
+    at       REAL NOT NULL,
+    PRIMARY KEY (table_id, seq)
+) WITHOUT ROWID;
+CREATE TABLE rounds (
+    table_id    TEXT NOT NULL REFERENCES tables (table_id),
+    round_no    INTEGER NOT NULL,
+    first_seq   INTEGER NOT NULL,
+    last_seq    INTEGER NOT NULL,
+    finished_at REAL NOT NULL,
+    record      TEXT NOT NULL,                -- the full round (JSON), see Table.round_record
+    PRIMARY KEY (table_id, round_no)
+) WITHOUT ROWID;
+CREATE INDEX rounds_by_time ON rounds (finished_at);
+CREATE TABLE ledger (
+    entry     INTEGER PRIMARY KEY AUTOINCREMENT,
+    at        REAL NOT NULL,
+    player_id TEXT REFERENCES players (player_id), -- NULL: a bot, paid by the house
+    table_id  TEXT REFERENCES tables (table_id),
+    seat      INTEGER,
+    kind      TEXT NOT NULL CHECK (kind IN ('grant', 'buy_in', 'cash_out')),
+    amount    INTEGER NOT NULL CHECK (amount >= 0)
+);
+CREATE INDEX ledger_by_player ON ledger (player_id);
+CREATE INDEX ledger_by_table ON ledger (table_id);
+"""
+
+Migration = Callable[[sqlite3.Connection], None]
+
+
+def _script(sql: str) -> Migration:
+    def run(conn: sqlite3.Connection) -> None:
+        statement = ""
+        for line in sql.splitlines(keepends=True):  # executescript() would commit: split instead
+            statement += line
+            if sqlite3.complete_statement(statement):
+                conn.execute(statement)
+                statement = ""
+        assert not statement.strip(), f"incomplete SQL: {statement!r}"
+
+    return run
+
+
+# (version it produces, what it does, how). Append only; never edit a released step.
+MIGRATIONS: list[tuple[int, str, Migration]] = [
+    (1, "initial schema", _script(_V1)),
+]
+
+
+def schema_version() -> int:
+    """The version this code writes: the last migration's."""
+    return MIGRATIONS[-1][0]
+
+
+# ----------------------------------------------------------------- rows
+
+
+@dataclass
+class SeatRow:
+    seat: int
+    name: str
+    player_id: str | None
+    left: bool
+
+
+@dataclass
+class TableRow:
+    """A table as stored, with everything needed to rebuild it."""
+
+    table_id: str
+    table_no: int
+    name: str
+    settings: dict[str, Any]
+    host_id: str | None
+    private_code: str | None
+    state: str
+    seats: list[SeatRow] = field(default_factory=list)
+    rng: dict[str, Any] | None = None
+    initial_players: list[tuple[int, str, int]] | None = None
+    game_settings: dict[str, Any] | None = None
+    actions: list[tuple[int | None, dict[str, Any]]] = field(default_factory=list)
+    snapshot: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass
+class PlayerRow:
+    player_id: str
+    name: str
+    secret_sha256: bytes
+    balance: int
+
+
+# ----------------------------------------------------------------- the store
+
+
+class Store:
+    """One connection to the database; every write joins the open transaction.
+
+    Writes start a transaction lazily; :meth:`commit` makes everything since the
+    last commit durable at once (one fsync). Use :meth:`open_dir` for a data
+    directory (it also takes the directory's lock) or the constructor for a bare
+    file.
+    """
+
+    def __init__(self, path: str | os.PathLike[str], *, migrate: bool = True) -> None:
+        self.path = str(path)
+        self.commits = 0
+        self._lock_fd: int | None = None
+        self._in_tx = False
+        fresh = self.path == ":memory:" or not os.path.exists(self.path) or os.path.getsize(self.path) == 0
+        if not fresh:
+            _check_header(self.path)
+        try:
+            self.conn = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False, timeout=10)
+        except sqlite3.Error as exc:
+            raise StoreError(f"cannot open the database {self.path}: {exc}") from None
+        try:
+            self._open(migrate)
+        except sqlite3.DatabaseError as exc:
+            self.conn.close()
+            raise StoreError(
+                f"{self.path} is corrupt or not a Down and Back database ({exc}); "
+                "restore it from a backup or move it away to start afresh"
+            ) from None
+        except StoreError:
+            self.conn.close()
+            raise
+
+    @classmethod
+    def open_dir(cls, data_dir: str | os.PathLike[str], *, lock: bool = True, migrate: bool = True) -> "Store":
+        """Open (or create) the database in ``data_dir``, holding its lock while open."""
+        directory = Path(data_dir).expanduser()
+        try:
+            directory.mkdir(parents=True, exist_ok=True, mode=0o700)
+        except OSError as exc:
+            raise StoreError(f"cannot create the data directory {directory}: {exc.strerror or exc}") from None
+        lock_fd = _lock(directory) if lock else None
+        try:
+            store = cls(directory / DB_NAME, migrate=migrate)
+        except BaseException:
+            if lock_fd is not None:
+                os.close(lock_fd)
+            raise
+        store._lock_fd = lock_fd
+        try:
+            os.chmod(store.path, 0o600)  # seeds of running games and secret hashes: not for other users
+        except OSError:
+            pass
+        return store
+
+    # ------------------------------------------------------------ opening
+
+    def _open(self, migrate: bool) -> None:
+        conn = self.conn
+        app_id = conn.execute("PRAGMA application_id").fetchone()[0]
+        names = {row[0] for row in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+        if not names and app_id == 0:
+            version = 0
+        elif app_id != APPLICATION_ID or "schema_version" not in names:
+            raise StoreError(
+                f"{self.path} is an SQLite database but not a Down and Back one; "
+                "point --data-dir at another directory"
+            )
+        else:
+            rows = conn.execute("SELECT version FROM schema_version").fetchall()
+            if len(rows) != 1 or not isinstance(rows[0][0], int):
+                raise StoreError(f"{self.path} has a damaged schema_version table; restore it from a backup")
+            version = rows[0][0]
+        latest = schema_version()
+        if version > latest:
+            raise StoreError(
+                f"{self.path} was written by a newer dab-server (database schema version {version}; "
+                f"this dab-server knows up to {latest}). Upgrade dab-server; the file was not changed."
+            )
+        if version:
+            check = [row[0] for row in conn.execute("PRAGMA quick_check").fetchall()]
+            if check != ["ok"]:
+                raise StoreError(
+                    f"{self.path} is corrupt (PRAGMA quick_check: {'; '.join(map(str, check[:3]))}); "
+                    "restore it from a backup"
+                )
+        mode = conn.execute("PRAGMA journal_mode = WAL").fetchone()[0]
+        if self.path != ":memory:" and str(mode).lower() != "wal":
+            raise StoreError(f"cannot switch {self.path} to WAL mode (got {mode!r})")
+        conn.execute("PRAGMA synchronous = FULL")
+        conn.execute("PRAGMA foreign_keys = ON")
+        if version < latest:
+            if not migrate:
+                raise StoreError(
+                    f"{self.path} has database schema version {version}; start dab-server once to upgrade it to {latest}"
+                )
+            self._migrate(version)
+
+    def _migrate(self, version: int) -> None:
+        if version and self.path != ":memory:":
+            backup = f"{self.path}.v{version}.bak"
+            target = sqlite3.connect(backup)
+            try:
+                self.conn.backup(target)
+            finally:
+                target.close()
+        for target_version, _what, step in MIGRATIONS:
+            if target_version <= version:
+                continue
+            self.conn.execute("BEGIN IMMEDIATE")
+            try:
+                step(self.conn)
+                if target_version == 1:
+                    self.conn.execute("CREATE TABLE schema_version (version INTEGER NOT NULL)")
+                    self.conn.execute("INSERT INTO schema_version (version) VALUES (1)")
+                    self.conn.execute(f"PRAGMA application_id = {APPLICATION_ID}")
+                else:
+                    self.conn.execute("UPDATE schema_version SET version = ?", (target_version,))
+                self.conn.execute("COMMIT")
+            except BaseException:
+                self.conn.execute("ROLLBACK")
+                raise
+            self.commits += 1
+
+    @property
+    def version(self) -> int:
+        return self.conn.execute("SELECT version FROM schema_version").fetchone()[0]
+
+    # ------------------------------------------------------------ transactions
+
+    def _write(self, sql: str, params: Sequence[Any] = ()) -> sqlite3.Cursor:
+        if not self._in_tx:
+            self.conn.execute("BEGIN IMMEDIATE")
+            self._in_tx = True
+        return self.conn.execute(sql, params)
+
+    def _write_many(self, sql: str, rows: Iterable[Sequence[Any]]) -> None:
+        if not self._in_tx:
+            self.conn.execute("BEGIN IMMEDIATE")
+            self._in_tx = True
+        self.conn.executemany(sql, rows)
+
+    @property
+    def pending(self) -> bool:
+        return self._in_tx
+
+    def commit(self) -> None:
+        """Make every write since the last commit durable (returns after the fsync)."""
+        if self._in_tx:
+            self.conn.execute("COMMIT")
+            self._in_tx = False
+            self.commits += 1
+
+    def close(self) -> None:
+        if self.conn is not None:
+            try:
+                self.commit()
+                self.conn.close()
+            finally:
+                self.conn = None  # type: ignore[assignment]
+                if self._lock_fd is not None:
+                    os.close(self._lock_fd)
+                    self._lock_fd = None
+
+    # ------------------------------------------------------------ players
+
+    def add_player(self, player_id: str, name: str, secret_sha256: bytes, balance: int) -> None:
+        now = time.time()
+        self._write(
+            "INSERT INTO players (player_id, name, secret_sha256, balance, created_at) VALUES (?, ?, ?, ?, ?)",
+            (player_id, name, secret_sha256, balance, now),
+        )
+        self._write(
+            "INSERT INTO ledger (at, player_id, kind, amount) VALUES (?, ?, 'grant', ?)", (now, player_id, balance)
+        )
+
+    def load_players(self) -> list[PlayerRow]:
+        rows = self.conn.execute("SELECT player_id, name, secret_sha256, balance FROM players")
+        return [PlayerRow(*row) for row in rows]
+
+    def move_chips(self, table_id: str, kind: str, moves: Iterable[tuple[int, str | None, int]]) -> None:
+        """Buy-ins (balance -> table) or cash-outs (table -> balance), with ledger rows."""
+        assert kind in ("buy_in", "cash_out")
+        sign = -1 if kind == "buy_in" else 1
+        now = time.time()
+        for seat, player_id, amount in moves:
+            if player_id is not None:
+                self._write("UPDATE players SET balance = balance + ? WHERE player_id = ?", (sign * amount, player_id))
+            self._write(
+                "INSERT INTO ledger (at, player_id, table_id, seat, kind, amount) VALUES (?, ?, ?, ?, ?, ?)",
+                (now, player_id, table_id, seat, kind, amount),
+            )
+
+    # ------------------------------------------------------------ tables
+
+    def create_table(self, name: str, settings: dict[str, Any], host_id: str, private_code: str | None) -> str:
+        """Insert a new waiting table and return its id (``t<number>``, never reused)."""
+        cursor = self._write(
+            "INSERT INTO tables (table_id, name, settings, host_id, private_code, state, created_at) "
+            "VALUES ('', ?, ?, ?, ?, 'waiting', ?)",
+            (name, _json(settings), host_id, private_code, time.time()),
+        )
+        table_id = f"t{cursor.lastrowid}"
+        self._write("UPDATE tables SET table_id = ? WHERE table_no = ?", (table_id, cursor.lastrowid))
+        return table_id
+
+    def save_table(self, table_id: str, host_id: str | None, state: str, seats: Iterable[SeatRow]) -> None:
+        """Who sits where, who hosts, and the table's state."""
+        self.set_table_state(table_id, state, host_id)
+        self._write("DELETE FROM seats WHERE table_id = ?", (table_id,))
+        self._write_many(
+            "INSERT INTO seats (table_id, seat, name, player_id, left_game) VALUES (?, ?, ?, ?, ?)",
+            [(table_id, s.seat, s.name, s.player_id, int(s.left)) for s in seats],
+        )
+
+    def set_table_state(self, table_id: str, state: str, host_id: str | None = None) -> None:
+        self._write(
+            "UPDATE tables SET state = ?, host_id = coalesce(?, host_id), "
+            "finished_at = CASE WHEN ? IN ('finished', 'closed') THEN coalesce(finished_at, ?) END "
+            "WHERE table_id = ?",
+            (state, host_id, state, time.time(), table_id),
+        )
+
+    def start_game(
+        self, table_id: str, rng: dict[str, Any], initial_players: Sequence[tuple[int, str, int]],
+        game_settings: dict[str, Any],
+    ) -> None:
+        self._write(
+            "UPDATE tables SET rng = ?, initial_players = ?, game_settings = ?, started_at = ?, state = 'playing', "
+            "actions = 0, round_no = 0, phase = 'waiting', pot = 0, stacks = ? WHERE table_id = ?",
+            (
+                _json(rng), _json([list(p) for p in initial_players]), _json(game_settings), time.time(),
+                _json({str(seat): stack for seat, _, stack in initial_players}), table_id,
+            ),
+        )
+
+    def append_action(
+        self, table_id: str, seq: int, seat: int | None, action: dict[str, Any],
+        round_no: int, phase: str, pot: int, stacks: dict[int, int],
+    ) -> None:
+        """One engine action, in order, with the snapshot it leads to."""
+        self._write(
+            "INSERT INTO actions (table_id, seq, seat, action, at) VALUES (?, ?, ?, ?, ?)",
+            (table_id, seq, seat, _json(action), time.time()),
+        )
+        self._write(
+            "UPDATE tables SET actions = ?, round_no = ?, phase = ?, pot = ?, stacks = ? WHERE table_id = ?",
+            (seq + 1, round_no, phase, pot, _json({str(s): v for s, v in stacks.items()}), table_id),
+        )
+
+    def add_round(self, table_id: str, record: dict[str, Any]) -> None:
+        self._write(
+            "INSERT INTO rounds (table_id, round_no, first_seq, last_seq, finished_at, record) VALUES (?, ?, ?, ?, ?, ?)",
+            (table_id, record["round"], record["first_seq"], record["last_seq"], time.time(), _json(record)),
+        )
+
+    def load_tables(self, states: Sequence[str] = ("waiting", "playing", "finished")) -> list[TableRow]:
+        """Every table in one of ``states``, with seats and (for started games) the action log."""
+        marks = ",".join("?" * len(states))
+        rows = self.conn.execute(
+            "SELECT table_id, table_no, name, settings, host_id, private_code, state, rng, initial_players, "
+            f"game_settings, actions, round_no, phase, pot, stacks FROM tables WHERE state IN ({marks}) "
+            "ORDER BY table_no",
+            tuple(states),
+        ).fetchall()
+        tables = []
+        for (table_id, table_no, name, settings, host_id, code, state, rng, players, game_settings,
+             actions, round_no, phase, pot, stacks) in rows:
+            row = TableRow(table_id, table_no, name, json.loads(settings), host_id, code, state)
+            row.seats = [
+                SeatRow(seat, seat_name, player_id, bool(left))
+                for seat, seat_name, player_id, left in self.conn.execute(
+                    "SELECT seat, name, player_id, left_game FROM seats WHERE table_id = ? ORDER BY seat", (table_id,)
+                )
+            ]
+            if rng is not None:
+                row.rng = json.loads(rng)
+                row.initial_players = [tuple(p) for p in json.loads(players)]  # type: ignore[misc]
+                row.game_settings = json.loads(game_settings)
+                row.actions = self.actions(table_id)
+                row.snapshot = {
+                    "actions": actions, "round_no": round_no, "phase": phase, "pot": pot,
+                    "stacks": {int(k): v for k, v in json.loads(stacks).items()},
+                }
+            tables.append(row)
+        return tables
+
+    def actions(self, table_id: str) -> list[tuple[int | None, dict[str, Any]]]:
+        log = []
+        for expected, (seq, seat, action) in enumerate(self.conn.execute(
+            "SELECT seq, seat, action FROM actions WHERE table_id = ? ORDER BY seq", (table_id,)
+        )):
+            if seq != expected:
+                raise StoreError(f"{self.path}: the action log of table {table_id} has a gap at {expected}")
+            log.append((seat, json.loads(action)))
+        return log
+
+    # ------------------------------------------------------------ history
+
+    def rounds(self, table_id: str, limit: int) -> list[dict[str, Any]]:
+        """The last ``limit`` finished rounds of a table, oldest first."""
+        rows = self.conn.execute(
+            "SELECT record FROM rounds WHERE table_id = ? ORDER BY round_no DESC LIMIT ?", (table_id, limit)
+        ).fetchall()
+        return [json.loads(r[0]) for r in reversed(rows)]
+
+    def player_rounds(self, player_id: str, limit: int) -> list[dict[str, Any]]:
+        """The last ``limit`` finished rounds at tables where the player bought in, oldest first."""
+        rows = self.conn.execute(
+            "SELECT record FROM rounds WHERE table_id IN "
+            "(SELECT table_id FROM ledger WHERE player_id = ? AND kind = 'buy_in') "
+            "ORDER BY finished_at DESC, round_no DESC LIMIT ?",
+            (player_id, limit),
+        ).fetchall()
+        return [json.loads(r[0]) for r in reversed(rows)]
+
+    def export(self, table_id: str | None = None) -> dict[str, Any]:
+        """Finished rounds, and for finished games everything needed to replay them.
+
+        The seed of a game still running is withheld (it would reveal the
+        stock and every hand); its finished rounds are included.
+        """
+        where, params = ("WHERE table_id = ?", (table_id,)) if table_id else ("WHERE rng IS NOT NULL", ())
+        rows = self.conn.execute(
+            "SELECT table_id, name, settings, state, rng, initial_players, game_settings, started_at, finished_at, "
+            f"pot, stacks FROM tables {where} ORDER BY table_no",
+            params,
+        ).fetchall()
+        if table_id and not rows:
+            raise StoreError(f"there is no table {table_id!r} in {self.path}")
+        tables = []
+        for (tid, name, settings, state, rng, players, game_settings, started, finished, pot, stacks) in rows:
+            over = finished is not None and rng is not None
+            entry: dict[str, Any] = {
+                "table_id": tid, "name": name, "settings": json.loads(settings), "state": state,
+                "started_at": started, "finished_at": finished,
+                "game_settings": json.loads(game_settings) if game_settings else None,
+                "initial_players": json.loads(players) if players else None,
+                "rng": json.loads(rng) if over else None,
+                "actions": [[s, a] for s, a in self.actions(tid)] if over else None,
+                "final_stacks": json.loads(stacks) if over and stacks else None,
+                "rounds": self.rounds(tid, 1 << 30),
+            }
+            tables.append(entry)
+        return {"format": "down-and-back-history", "version": 1, "tables": tables}
+
+    # ------------------------------------------------------------ audit
+
+    def audit(self) -> list[str]:
+        """Chip conservation problems (empty when every chip is accounted for)."""
+        problems = []
+        for player_id, balance, expected in self.conn.execute(
+            "SELECT p.player_id, p.balance, coalesce(sum(CASE l.kind WHEN 'buy_in' THEN -l.amount ELSE l.amount END), 0) "
+            "FROM players p LEFT JOIN ledger l ON l.player_id = p.player_id GROUP BY p.player_id"
+        ):
+            if balance != expected:
+                problems.append(f"player {player_id}: balance {balance}, ledger says {expected}")
+        for table_id, state, pot, stacks, net in self.conn.execute(
+            "SELECT t.table_id, t.state, t.pot, t.stacks, "
+            "coalesce(sum(CASE l.kind WHEN 'buy_in' THEN l.amount WHEN 'cash_out' THEN -l.amount END), 0) "
+            "FROM tables t LEFT JOIN ledger l ON l.table_id = t.table_id WHERE t.rng IS NOT NULL GROUP BY t.table_id"
+        ):
+            on_table = 0 if state in ("finished", "closed") else pot + sum(json.loads(stacks).values())
+            if on_table != net:
+                problems.append(f"table {table_id} ({state}): {on_table} chips on the table, ledger says {net}")
+        return problems
+
+
+# ----------------------------------------------------------------- helpers
+
+_SQLITE_MAGIC = b"SQLite format 3\x00"
+
+
+def _check_header(path: str) -> None:
+    try:
+        with open(path, "rb") as f:
+            header = f.read(len(_SQLITE_MAGIC))
+    except OSError as exc:
+        raise StoreError(f"cannot read {path}: {exc.strerror or exc}") from None
+    if header != _SQLITE_MAGIC:
+        raise StoreError(
+            f"{path} is not an SQLite database (it may be corrupt); "
+            "restore it from a backup or move it away to start afresh"
+        )
+
+
+def _lock(directory: Path) -> int | None:
+    """Hold an exclusive lock on the data directory: two servers must never share one."""
+    path = directory / LOCK_NAME
+    try:
+        fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
+    except OSError as exc:
+        raise StoreError(f"cannot create {path}: {exc.strerror or exc}") from None
+    try:
+        import fcntl
+    except ImportError:  # pragma: no cover - Windows: SQLite's own locking still protects the file
+        return fd
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:
+        holder = os.read(fd, 32).decode(errors="replace").strip() or "?"
+        os.close(fd)
+        raise StoreError(f"another dab-server (pid {holder}) is using the data directory {directory}") from None
+    os.ftruncate(fd, 0)
+    os.write(fd, str(os.getpid()).encode())
+    return fd
