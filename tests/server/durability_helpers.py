@@ -1,0 +1,256 @@
+"""The real ``dab-server`` as a subprocess that tests kill and restart, and players that survive it.
+
+A :class:`Player` is a scripted client that reconnects with its token whenever
+the connection drops, checks that it gets the same seat back, plays with the
+baseline bot, and remembers every action the server acknowledged (with the log
+index the ``ok`` names) and every view it was shown, so a test can compare them
+with what the database holds after the dust settles.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import re
+import signal
+import sqlite3
+import sys
+from pathlib import Path
+from typing import Any
+
+from client.link import LinkError, RequestFailed
+from engine.actions import action_from_data
+from engine.bots import baseline_action
+from engine.game import Game, Settings
+from engine.rng import HashRng
+from engine.views import view_for
+from protocol import messages as m
+from scripted import ScriptedClient
+from server.store import DB_NAME, Store
+
+ROOT = Path(__file__).resolve().parents[2]
+FAST = ["--bot-delay", "0", "--round-pause", "0.05", "--turn-timeout", "5", "--request-rate", "2000"]
+
+
+class ServerProcess:
+    """``python -m server`` on an ephemeral port; ``up`` is set while it is listening."""
+
+    def __init__(self, data_dir: Path, *flags: str) -> None:
+        self.data_dir = data_dir
+        self.flags = list(flags)
+        self.process: asyncio.subprocess.Process | None = None
+        self.port = 0
+        self.up = asyncio.Event()
+        self.starts = 0
+        self.log: list[str] = []
+        self._drain: asyncio.Task[None] | None = None
+
+    @property
+    def db(self) -> Path:
+        return self.data_dir / DB_NAME
+
+    async def start(self) -> None:
+        self.process = await asyncio.create_subprocess_exec(
+            sys.executable, "-m", "server", "--host", "127.0.0.1", "--port", "0", "--data-dir", str(self.data_dir),
+            *self.flags, stderr=asyncio.subprocess.PIPE, cwd=ROOT,
+        )
+        while True:
+            line = (await asyncio.wait_for(self.process.stderr.readline(), 20)).decode()
+            self.log.append(line)
+            assert line, "the server exited before listening:\n" + "".join(self.log[-20:])
+            found = re.search(r"listening on [\d.]+:(\d+)", line)
+            if found:
+                break
+        self.port = int(found.group(1))
+        self.starts += 1
+        self._drain = asyncio.ensure_future(self._read_rest(self.process))
+        self.up.set()
+
+    async def _read_rest(self, process: asyncio.subprocess.Process) -> None:
+        while line := await process.stderr.readline():
+            self.log.append(line.decode())
+
+    async def stop(self, sig: int = signal.SIGKILL) -> int:
+        """Send ``sig`` and wait for the exit; returns the exit code."""
+        assert self.process is not None
+        self.up.clear()
+        if self.process.returncode is None:
+            self.process.send_signal(sig)
+        code = await asyncio.wait_for(self.process.wait(), 10)
+        if self._drain is not None:
+            await self._drain
+        return code
+
+    async def close(self) -> None:
+        if self.process is not None and self.process.returncode is None:
+            await self.stop(signal.SIGKILL)
+
+
+class Disconnected(Exception):
+    pass
+
+
+class Player:
+    """A client that plays through server restarts, reconnecting with its token."""
+
+    def __init__(self, server: ServerProcess, name: str) -> None:
+        self.server = server
+        self.name = name
+        self.token: str | None = None
+        self.player_id: str | None = None
+        self.table_id: str | None = None
+        self.seat: int | None = None
+        self.acked: list[tuple[str, int, int, dict[str, Any]]] = []  # (table, seq, seat, action)
+        self.views: list[dict[str, Any]] = []
+        self.connections = 0
+        self.client: ScriptedClient | None = None
+
+    async def connect(self) -> ScriptedClient:
+        """Connect (retrying while the server is down); a resumed player must get its seat back."""
+        while True:
+            await self.server.up.wait()
+            client = ScriptedClient(self.server.port, self.name, self.token)
+            try:
+                await client.__aenter__()
+            except LinkError:
+                await client.link.close()
+                await asyncio.sleep(0.02)
+                continue
+            welcome = client.link.welcome
+            assert welcome is not None
+            if self.token is not None:
+                assert welcome.resumed and welcome.player_id == self.player_id
+                if self.seat is not None:
+                    assert (welcome.table_id, welcome.seat) == (self.table_id, self.seat), (self.name, welcome)
+            self.token, self.player_id = welcome.token, welcome.player_id
+            self.connections += 1
+            self.client = client
+            return client
+
+    async def disconnect(self) -> None:
+        if self.client is not None:
+            self.views += self.client.all_views
+            await self.client.link.close()
+            self.client = None
+
+    async def request(self, kind: type[m.Message], **fields: Any) -> dict[str, Any]:
+        assert self.client is not None
+        return await self.client.request(kind, **fields)
+
+    async def play(self, end_after: int | None = None, stop: Any = None) -> bool:
+        """Play until the game is over (True), or ``stop(view)`` says to pause (False).
+
+        With ``end_after``, this player (the host) ends the game between rounds
+        once that many rounds are done.
+        """
+        while True:
+            client = self.client or await self.connect()
+            try:
+                return await self._play(client, end_after, stop)
+            except (LinkError, Disconnected):
+                await self.disconnect()
+
+    async def _play(self, client: ScriptedClient, end_after: int | None, stop: Any) -> bool:
+        seen = -1
+
+        def ready() -> dict[str, Any] | None:
+            if client.closed_with or client.link.closed:
+                raise Disconnected
+            view = client.views.get(self.table_id or "")
+            if not view or view["phase"] == "lobby" or len(client.all_views) <= seen:
+                return None
+            if stop is not None and stop(view):
+                return view
+            if view["phase"] == "over" or view["legal"]:
+                return view
+            if end_after is not None and view["phase"] == "waiting" and view["round"] >= end_after:
+                return view
+            return None
+
+        while True:
+            view = await client.wait_for(ready, 30)
+            if stop is not None and stop(view):
+                return False
+            if view["phase"] == "over":
+                await self.disconnect()
+                return True
+            seen = len(client.all_views)  # after a failure, act again only on a newer view
+            if not view["legal"]:
+                try:
+                    await client.request(m.EndGame)
+                except RequestFailed as exc:
+                    assert exc.code in ("bad_request", "rate_limited"), exc
+                continue
+            action = baseline_action(view).to_data()
+            try:
+                result = await client.act(action)
+            except RequestFailed as exc:  # a stale view: a deadline or a bot moved first
+                assert exc.code in ("not_your_turn", "illegal_action", "rate_limited"), exc
+                continue
+            seen = -1
+            self.acked.append((self.table_id, result["seq"], view["seat"], action))  # type: ignore[arg-type]
+
+
+# ----------------------------------------------------------------- checking the database
+
+
+def replay(table: dict[str, Any]) -> Game:
+    """A stored or exported game replayed with the engine from its seed."""
+    game = Game(Settings.from_data(table["game_settings"]), [tuple(p) for p in table["initial_players"]],
+                HashRng.from_data(table["rng"]))
+    for seat, action in table["actions"]:
+        game.apply(seat, action_from_data(action))
+    return game
+
+
+def signature(view: dict[str, Any]) -> tuple:
+    """What a seat's view says about the game (not connection flags or deadlines)."""
+    return (
+        view["round"], view["phase"], view["turn"], view["step"], view["pot"], tuple(view.get("hand", ())),
+        tuple(view["discard_pile"]), tuple((p["seat"], p["stack"], p["cards"]) for p in view["players"]),
+        tuple(view["to_act"]),
+    )
+
+
+def every_state(table: dict[str, Any]) -> dict[int, set[tuple]]:
+    """Each seat's view signature after every action of the stored log."""
+    game = Game(Settings.from_data(table["game_settings"]), [tuple(p) for p in table["initial_players"]],
+                HashRng.from_data(table["rng"]))
+    states: dict[int, set[tuple]] = {seat: set() for seat in game.players}
+    for seat, action in table["actions"]:
+        game.apply(seat, action_from_data(action))
+        for s in states:
+            states[s].add(signature(view_for(game, s)))
+    return states
+
+
+def integrity(db: Path) -> None:
+    conn = sqlite3.connect(db)
+    try:
+        assert conn.execute("PRAGMA integrity_check").fetchall() == [("ok",)]
+    finally:
+        conn.close()
+
+
+def stored_tables(db: Path) -> dict[str, dict[str, Any]]:
+    """Every started table as the store holds it, checked: the replay matches the snapshot,
+    chips are conserved on the table and across balances (the ledger audit)."""
+    store = Store(db)
+    try:
+        assert store.audit() == []
+        tables = {}
+        for row in store.load_tables(("playing", "finished", "closed")):
+            if row.rng is None:
+                continue
+            table = {
+                "table_id": row.table_id, "state": row.state, "rng": row.rng, "actions": row.actions,
+                "initial_players": row.initial_players, "game_settings": row.game_settings,
+                "snapshot": row.snapshot, "rounds": store.rounds(row.table_id, 1 << 30),
+            }
+            game = replay(table)
+            assert game.chips_in_play() == game.brought == sum(p[2] for p in row.initial_players)
+            assert game.pot == row.snapshot["pot"] and {s: p.stack for s, p in game.players.items()} == row.snapshot["stacks"]
+            table["game"] = game
+            tables[row.table_id] = table
+        return tables
+    finally:
+        store.close()
