@@ -13,7 +13,7 @@ from typing import Any
 
 from .game import CUT, DISCARD, MIN_CUT_PART, PLAY, SHOWDOWN, Game
 
-LOG_LENGTH = 40
+LOG_LENGTH = 12  # recent public events; clients keep a longer log from the event stream
 
 
 def legal_summary(game: Game, seat: int) -> list[dict[str, Any]]:

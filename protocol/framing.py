@@ -183,13 +183,17 @@ def encode_frame(
     *,
     max_frame_size: int = MAX_FRAME_SIZE,
     max_depth: int = MAX_DEPTH,
+    checked: bool = False,
 ) -> bytes:
     """Encode a map as one frame (prefix + msgpack body).
 
     Raises :class:`LocalProtocolError` (``bad_frame`` or ``frame_too_large``) if the
-    map breaks a rule the receiving decoder enforces.
+    map breaks a rule the receiving decoder enforces. ``checked=True`` skips the
+    structure walk for maps already validated (a constructed message), which is
+    most of the cost of sending a large view.
     """
-    check_structure(obj, max_depth=max_depth, error=LocalProtocolError)
+    if not checked:
+        check_structure(obj, max_depth=max_depth, error=LocalProtocolError)
     try:
         body = msgpack.packb(obj, use_bin_type=True)
     except Exception as exc:  # noqa: BLE001 - e.g. int out of range, lone surrogate

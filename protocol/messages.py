@@ -916,7 +916,8 @@ def encode(msg: Message, *, max_frame_size: int = MAX_FRAME_SIZE) -> bytes:
     """The framed bytes for ``msg`` (:class:`LocalProtocolError` if it cannot be sent)."""
     if not isinstance(msg, Message):
         raise LocalProtocolError(BAD_MESSAGE, f"not a message: {type(msg).__name__}")
-    return encode_frame(msg.to_wire(), max_frame_size=max_frame_size)
+    # A message is validated when it is built, so its map needs no second walk.
+    return encode_frame(msg.to_wire(), max_frame_size=max_frame_size, checked=True)
 
 
 def decode(data: bytes, *, max_frame_size: int = MAX_FRAME_SIZE) -> Message:
