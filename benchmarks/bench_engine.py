@@ -177,13 +177,27 @@ def section_bot_helpers(results: dict[str, Any], n: int) -> None:
     print(f"evaluate4 / evaluate3                             {ev4:8.2f} / {ev3:.2f} us")
 
 
-# ---------------------------------------------------------------------------
-# SECTION RESERVED: simulated 4-player rounds per second with the baseline bot.
-#
-# Another engineer adds it here, as ``section_rounds_per_second(results, ...)``
-# (it imports engine.game / engine.bots, which this file must not import at
-# module level), and calls it from main() at the marked line.
-# ---------------------------------------------------------------------------
+def section_rounds_per_second(results: dict[str, Any], batches: int, rounds: int) -> None:
+    """Whole 4-player rounds, every decision made by the baseline bot from its own view."""
+    from engine.actions import StartRound
+    from engine.bots import baseline_action
+    from engine.game import OVER, WAITING, Game, Settings
+    from engine.rng import HashRng
+    from engine.views import decision_view
+
+    game = Game(Settings(stack=10**12), [(seat, f"bot{seat}") for seat in range(4)], HashRng(b"bench"))
+    rates = []
+    for _ in range(batches):
+        started = time.perf_counter()
+        for _ in range(rounds):
+            game.apply(None, StartRound())
+            while game.phase not in (WAITING, OVER):
+                for seat in game.to_act():
+                    game.apply(seat, baseline_action(decision_view(game, seat)))
+        rates.append(rounds / (time.perf_counter() - started))
+    rate = statistics.median(rates)
+    results["rounds_per_second_4p"] = rate
+    print(f"simulated 4-player rounds/s, baseline bot (median of {batches})  {rate:8.0f}   (target >= 1000)")
 
 
 def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
@@ -199,7 +213,7 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
     section_tables(results, runs=1 if quick else 5)
     section_best_split(results, n_fast=1000 if quick else 20000, n_naive=100 if quick else 1000)
     section_bot_helpers(results, n=1000 if quick else 20000)
-    # --- add the simulated-rounds-per-second section call here ---
+    section_rounds_per_second(results, batches=3 if quick else 7, rounds=100 if quick else 500)
     if args.json:
         Path(args.json).write_text(json.dumps(results, indent=2) + "\n")
     return results

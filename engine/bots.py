@@ -10,6 +10,7 @@ choice (take from the stock, throw the recommended card, recommended split).
 
 from __future__ import annotations
 
+from functools import lru_cache
 from typing import Any
 
 from .actions import Action, CallEnd, Cut, Discard, Split, TakeDiscard, TakeStock
@@ -27,37 +28,60 @@ def _kinds(view: dict[str, Any]) -> dict[str, dict[str, Any]]:
     return {entry["kind"]: entry for entry in view["legal"]}
 
 
+# Memos keyed by a hand's text (in hand order): the draw step and the discard
+# step after taking the pile card ask about the same 8 cards, and the 7 cards a
+# discard keeps are, in the same order, the next turn's hand.
+_SCORES: dict[tuple[str, ...], float] = {}
+MEMO_SIZE = 4096
+
+
+@lru_cache(maxsize=MEMO_SIZE)
+def _best_discard(hand: tuple[str, ...]) -> tuple[Card, float]:
+    card, score = best_discard(parse_cards(hand))
+    if len(_SCORES) >= MEMO_SIZE:
+        _SCORES.clear()
+    _SCORES[tuple(c for c in hand if c != str(card))] = score
+    return card, score
+
+
+def _score(hand: tuple[str, ...]) -> float:
+    score = _SCORES.get(hand)
+    if score is None:
+        score = _SCORES[hand] = best_split_score(parse_cards(hand))
+    return score
+
+
 def recommended_split(cards: list[Card]) -> Split:
     option = best_split(cards)
     return Split(tuple(option.down), tuple(option.back))
 
 
-def throw(hand: list[Card], allowed: list[Card]) -> Card:
+def throw(hand: list[str], allowed: list[str]) -> Card:
     """The allowed card whose loss leaves the best 7-card split."""
-    card, _ = best_discard(hand)
-    if card in allowed:
+    card, _ = _best_discard(tuple(hand))
+    if str(card) in allowed:
         return card
-    rest = lambda c: [x for x in hand if x != c]  # noqa: E731
-    return max(allowed, key=lambda c: (best_split_score(rest(c)), -c.index))
+    rest = lambda c: tuple(x for x in hand if x != c)  # noqa: E731
+    return Card.parse(max(allowed, key=lambda c: (_score(rest(c)), -Card.parse(c).index)))
 
 
 def baseline_action(view: dict[str, Any]) -> Action:
     """The baseline bot's choice for the seat whose view this is."""
     legal = _kinds(view)
-    hand = parse_cards(view["hand"])
+    hand = view["hand"]
     if "cut" in legal:
         return Cut(None)
     if "split" in legal:
-        return recommended_split(hand)
+        return recommended_split(parse_cards(hand))
     if "discard" in legal:
-        return Discard(throw(hand, parse_cards(legal["discard"]["cards"])))
-    score = best_split_score(hand)
+        return Discard(throw(hand, legal["discard"]["cards"]))
+    score = _score(tuple(hand))
     if "call_end" in legal and score >= CALL_END_SCORE:
         return CallEnd()
     if "take_discard" in legal:
-        top = Card.parse(view["discard_pile"][-1])
-        thrown, improved = best_discard(hand + [top])
-        if thrown != top and improved > score + TAKE_DISCARD_MARGIN:
+        top = view["discard_top"]
+        thrown, improved = _best_discard((*hand, top))
+        if str(thrown) != top and improved > score + TAKE_DISCARD_MARGIN:
             return TakeDiscard()
     return TakeStock()
 
@@ -65,11 +89,10 @@ def baseline_action(view: dict[str, Any]) -> Action:
 def timeout_action(view: dict[str, Any]) -> Action:
     """What the server plays for a seat whose deadline passed."""
     legal = _kinds(view)
-    hand = parse_cards(view["hand"])
     if "cut" in legal:
         return Cut(None)
     if "split" in legal:
-        return recommended_split(hand)
+        return recommended_split(parse_cards(view["hand"]))
     if "discard" in legal:
-        return Discard(throw(hand, parse_cards(legal["discard"]["cards"])))
+        return Discard(throw(view["hand"], legal["discard"]["cards"]))
     return TakeStock()

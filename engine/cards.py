@@ -119,6 +119,9 @@ class Card:
     @classmethod
     def parse(cls, text: str) -> "Card":
         """Parse ``"10H"``/``"QS"``/``"ac"`` (case-insensitive; ``T`` means ten)."""
+        card = _BY_TEXT.get(text) if isinstance(text, str) else None  # canonical text: the fast path
+        if card is not None:
+            return card
         if not isinstance(text, str):
             raise CardParseError(f"not a card: {text!r} (expected text like '10H')")
         card = _BY_TEXT.get(text.strip().upper())

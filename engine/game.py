@@ -235,7 +235,10 @@ class Game:
                 raise IllegalAction(action, "only the table may do this, not a seat")
             self._check_table_action(action)
             return
-        if seat not in self.players:
+        if self.phase == PLAY and seat == self.order[self.turn_index]:
+            if self.step == DRAW and type(action) in (TakeStock, TakeDiscard):
+                return  # the common case, decided without the general checks below
+        elif seat not in self.players:
             raise IllegalAction(action, f"there is no player at seat {seat}")
         if seat not in self.to_act():
             raise NotYourTurn(action, f"seat {seat} is not to act now ({self._waiting_for()})")
@@ -438,17 +441,20 @@ class Game:
     def _resolve_showdown(self) -> list[Record]:
         records: list[Record] = []
         reveal = []
+        down_keys, back_keys = [], []
         for s in self.order:
             split = self.players[s].split
             assert split is not None
             down, back = evaluate4(split.down), evaluate3(split.back)
+            down_keys.append(down.key)
+            back_keys.append(back.key)
             reveal.append({
                 "seat": s, "down": [str(c) for c in split.down], "back": [str(c) for c in split.back],
                 "down_name": down.name, "back_name": back.name,
             })
             records.append(Record("reveal", s, dict(reveal[-1])))
-        down_winner, down_draws = self._compare([evaluate4(self.players[s].split.down).key for s in self.order], "down")  # type: ignore[union-attr]
-        back_winner, back_draws = self._compare([evaluate3(self.players[s].split.back).key for s in self.order], "back")  # type: ignore[union-attr]
+        down_winner, down_draws = self._compare(down_keys)
+        back_winner, back_draws = self._compare(back_keys)
         pot = self.pot
         winner = down_winner if down_winner == back_winner else None
         if winner is not None:
@@ -468,7 +474,7 @@ class Game:
             records += self._end_game("fewer than 2 players can pay the ante")
         return records
 
-    def _compare(self, keys: list[tuple[int, ...]], which: str) -> tuple[int, list[list[dict[str, Any]]]]:
+    def _compare(self, keys: list[tuple[int, ...]]) -> tuple[int, list[list[dict[str, Any]]]]:
         """Winner of one comparison, with any tie-break draws (face up from the stock)."""
         best = max(keys)
         tied = [s for s, k in zip(self.order, keys) if k == best]

@@ -23,11 +23,18 @@ class Rng(Protocol):
 
 
 class HashRng:
-    """SHA-256 counter-mode generator; its whole state is ``(seed, counter)``."""
+    """SHA-256 counter-mode generator.
 
-    __slots__ = ("seed", "counter")
+    Each block of 256 bits is spent a few bits at a time, so a shuffle costs a
+    couple of hashes, not fifty. The whole state is ``(seed, counter, pool,
+    pool_bits)``: the unspent bits of the current block travel with it.
+    """
 
-    def __init__(self, seed: bytes | str | int | None = None, counter: int = 0) -> None:
+    __slots__ = ("seed", "counter", "pool", "pool_bits")
+
+    def __init__(
+        self, seed: bytes | str | int | None = None, counter: int = 0, pool: int = 0, pool_bits: int = 0,
+    ) -> None:
         if seed is None:
             seed = secrets.token_bytes(32)
         elif isinstance(seed, int):
@@ -36,6 +43,19 @@ class HashRng:
             seed = seed.encode()
         self.seed: bytes = seed
         self.counter = counter
+        self.pool = pool
+        self.pool_bits = pool_bits
+
+    def _bits(self, bits: int) -> int:
+        if self.pool_bits < bits:
+            block = hashlib.sha256(self.seed + self.counter.to_bytes(8, "big")).digest()
+            self.counter += 1
+            self.pool = (self.pool << 256) | int.from_bytes(block, "big")
+            self.pool_bits += 256
+        self.pool_bits -= bits
+        value = self.pool >> self.pool_bits
+        self.pool &= (1 << self.pool_bits) - 1
+        return value
 
     def randbelow(self, n: int) -> int:
         """Uniform in ``range(n)`` by rejection sampling (no modulo bias)."""
@@ -43,9 +63,7 @@ class HashRng:
             raise ValueError("randbelow needs n > 0")
         bits = n.bit_length()
         while True:
-            block = hashlib.sha256(self.seed + self.counter.to_bytes(8, "big")).digest()
-            self.counter += 1
-            value = int.from_bytes(block, "big") >> (256 - bits)
+            value = self._bits(bits)
             if value < n:
                 return value
 
@@ -56,8 +74,10 @@ class HashRng:
             items[i], items[j] = items[j], items[i]
 
     def to_data(self) -> dict[str, Any]:
-        return {"seed": self.seed.hex(), "counter": self.counter}
+        return {"seed": self.seed.hex(), "counter": self.counter, "pool": self.pool_bits and hex(self.pool),
+                "pool_bits": self.pool_bits}
 
     @classmethod
     def from_data(cls, data: dict[str, Any]) -> "HashRng":
-        return cls(bytes.fromhex(data["seed"]), data["counter"])
+        pool = data.get("pool") or "0x0"
+        return cls(bytes.fromhex(data["seed"]), data["counter"], int(pool, 16), data.get("pool_bits", 0))

@@ -46,7 +46,7 @@ def decision_view(game: Game, seat: int) -> dict[str, Any]:
         "seat": seat,
         "phase": game.phase,
         "hand": [str(c) for c in me.hand],
-        "discard_pile": [str(c) for c in game.discard_pile],
+        "discard_top": str(game.discard_pile[-1]) if game.discard_pile else None,
         "legal": legal_summary(game, seat),
     }
 
@@ -56,9 +56,11 @@ def view_for(game: Game, seat: int | None) -> dict[str, Any]:
     me = game.players.get(seat) if seat is not None else None
     viewer = me.seat if me else None
     view: dict[str, Any] = decision_view(game, viewer) if viewer is not None else {
-        "seat": None, "phase": game.phase, "discard_pile": [str(c) for c in game.discard_pile], "legal": [],
+        "seat": None, "phase": game.phase, "discard_top": str(game.discard_pile[-1]) if game.discard_pile else None,
+        "legal": [],
     }
     view.update({
+        "discard_pile": [str(c) for c in game.discard_pile],
         "round": game.round_no,
         "dealer": game.dealer,
         "cutter": game.cutter,
