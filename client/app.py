@@ -79,6 +79,7 @@ class DabApp(App[None]):
         self.on_table_painted = on_table_painted
         self.on_view = on_view
         self.requests_sent: list[tuple[str, dict[str, Any]]] = []
+        self.table_settings: dict[str, dict[str, Any]] = {}  # table id -> settings, from the lobby
 
     # ------------------------------------------------------------ lifecycle
 
@@ -178,8 +179,7 @@ class DabApp(App[None]):
 
     def on_tables_changed(self, message: TablesChanged) -> None:
         # The server sends the table list only to players who are not at a table.
-        self.tables = message.tables
-        self.lobby.tables = message.tables
+        self._remember_tables(message.tables)
         if self.table_screen is not None:
             self._back_to_lobby()
 
@@ -248,9 +248,19 @@ class DabApp(App[None]):
         if kind == "Leave":
             self._back_to_lobby()
         elif kind == "ListTables":
-            tables = result.get("tables", [])
-            self.tables = tables
-            self.lobby.tables = tables
+            self._remember_tables(result.get("tables", []))
+        elif kind == "CreateTable" and "table_id" in result:
+            settings = fields.get("settings")
+            wire = settings.to_wire() if hasattr(settings, "to_wire") else dict(settings or {})
+            self.table_settings[result["table_id"]] = {"ante": 10, "stack": 1000, "turns": 6, **wire}
+            if self.table_screen is not None and self.table_screen.view is not None:
+                self.table_screen.view = self.table_screen.view  # show the settings
+
+    def _remember_tables(self, tables: list[dict[str, Any]]) -> None:
+        self.tables = tables
+        self.lobby.tables = tables
+        for table in tables:
+            self.table_settings[table["table_id"]] = dict(table.get("settings") or {})
 
     def _rejected(self, kind: str, code: str, text: str) -> None:
         if self.table_screen is not None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import time
 from typing import Any, Callable
 
@@ -21,7 +22,7 @@ async def wait_for(pilot: Pilot, predicate: Callable[[], Any], timeout: float = 
             return result
         if time.monotonic() > deadline:
             raise AssertionError(f"timed out waiting for {what or predicate}\n--- screen ---\n{screen_text(pilot.app)}")
-        await pilot.pause(0.01)
+        await asyncio.sleep(0.005)
 
 
 def screen_text(app: Any) -> str:
@@ -39,25 +40,65 @@ def table_ready(app: DabApp) -> bool:
     return screen is not None and screen.is_mounted and screen.view is not None
 
 
-async def play_step(pilot: Pilot, app: DabApp) -> bool:
-    """If ``app`` has a decision, make it with keys the way a person would; True if it did."""
-    name = screen_name(app)
-    if name == "CutScreen":
-        await pilot.press("enter")
-        return True
-    if name == "ShowdownScreen":
-        await pilot.press("enter")
-        return True
-    if name == "RevealScreen" and app.table_screen is not None and app.table_screen.legal:
-        await pilot.press("enter")
-        return True
-    screen = app.table_screen
-    if screen is None or not screen.is_mounted or screen.pending or app.screen is not screen:
+async def press_and_wait(pilot: Pilot, key: str, changed: Callable[[], Any], timeout: float = 2.0) -> None:
+    """Press ``key`` (through the app's key handling) and poll until ``changed()`` holds.
+
+    Faster than ``pilot.press``, which waits for the whole process to go idle
+    after every key (the test server shares the process).
+    """
+    pilot.app.simulate_key(key)
+    deadline = time.monotonic() + timeout
+    while not changed() and time.monotonic() < deadline:
+        await asyncio.sleep(0.002)
+
+
+async def play_step(pilot: Pilot, app: DabApp, unless: Callable[[], Any] = lambda: False) -> bool:
+    """If ``app`` has a decision, make it with keys the way a person would; True if it did.
+
+    Nothing is pressed if ``unless()`` holds at that moment.
+    """
+    if unless():
         return False
-    if "take_stock" in screen.legal:
-        await pilot.press("s")
+    screen = app.screen
+    name = type(screen).__name__
+    # (A reveal needs no key: the table closes it when our next decision comes.)
+    if name in ("CutScreen", "ShowdownScreen") and screen.is_mounted:
+        await press_and_wait(pilot, "enter", lambda: app.screen is not screen)
         return True
-    if "discard" in screen.legal:
-        await pilot.press("enter")
+    table = app.table_screen
+    if table is None or not table.is_mounted or table.pending or screen is not table:
+        return False
+    sent = len(app.requests_sent)
+    if "take_stock" in table.legal:
+        await press_and_wait(pilot, "s", lambda: len(app.requests_sent) > sent)
+        return True
+    if "discard" in table.legal:
+        await press_and_wait(pilot, "enter", lambda: len(app.requests_sent) > sent)
         return True
     return False
+
+
+async def drive(pilot: Pilot, app: DabApp, until: Callable[[], Any], timeout: float = WAIT, what: str = "") -> Any:
+    """Play ``app``'s decisions by keys (see :func:`play_step`) until ``until()`` is truthy."""
+    deadline = time.monotonic() + timeout
+    while True:
+        result = until()
+        if result:
+            return result
+        if time.monotonic() > deadline:
+            raise AssertionError(f"timed out playing until {what or until}\n--- screen ---\n{screen_text(app)}")
+        if not await play_step(pilot, app, until):
+            await asyncio.sleep(0.005)
+
+
+async def start_two_player_game(pilot: Pilot, app: DabApp, bob: Any) -> None:
+    """The app quick-joins (creating a table); scripted ``bob`` joins; the app's host starts."""
+    from protocol import messages as m
+
+    await wait_for(pilot, lambda: app.connection_state == "connected" and app.lobby.is_mounted, what="connected")
+    await pilot.press("q")
+    await wait_for(pilot, lambda: table_ready(app), what="table screen")
+    await bob.request(m.Join, table_id=app.table_id)
+    await wait_for(pilot, lambda: len(app.view["players"]) == 2, what="Bob seated")
+    await pilot.press("g")
+    await wait_for(pilot, lambda: app.view["phase"] != "lobby", what="game started")

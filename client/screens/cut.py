@@ -6,6 +6,7 @@ from typing import Any
 
 from textual.app import ComposeResult, RenderResult
 from textual.binding import Binding
+from textual.css.query import NoMatches
 from textual.containers import Vertical
 from textual.content import Content
 from textual.reactive import reactive
@@ -64,11 +65,15 @@ class CutScreen(ModalScreen[dict[str, Any] | None]):
     def set_deadline(self, deadline_ms: int | None) -> None:
         """Time left for this decision (may be called before the screen is mounted)."""
         self.deadline_ms = deadline_ms
-        if self.is_mounted:
+        if self.is_mounted and self.query(Countdown):
             self.query_one(Countdown).set_deadline(deadline_ms, "", True)
 
     def _update(self) -> None:
-        self.query_one(DeckBar).position = self.position
+        try:
+            bar = self.query_one(DeckBar)
+        except NoMatches:  # closed before it was mounted (the cut was made for us)
+            return
+        bar.position = self.position
         self.query_one("#cut-note", Static).update(Content.assemble(
             f"Lift {self.position} of {DECK} cards ({self.low} to {self.high}).\n",
             ("Each part keeps at least 4 cards; r cuts at random.", "dim"),

@@ -46,7 +46,7 @@ def standings_content(view: Mapping[str, Any], display: Display) -> Content:
         ))
     history = view.get("chip_history") or []
     if len(history) >= 2 and standings:
-        lines += [Content(""), Content.styled(f"Chips over {len(history) - 1} rounds", "bold")]
+        lines += [Content(""), Content.styled("Chips through the game", "bold")]
         series = {row["seat"]: [h.get(str(row["seat"]), h.get(row["seat"], 0)) for h in history][-CHART_WIDTH:]
                   for row in standings}
         low = min(min(v) for v in series.values())

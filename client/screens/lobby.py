@@ -27,14 +27,26 @@ def literal(text: str, style: str = "") -> Text:
 
 
 def rules_label(settings: dict[str, Any]) -> str:
+    """House rules in short: 7T seven turns, EC early call, NTB no take-back."""
     rules = []
     if settings.get("turns") == 7:
-        rules.append("7 turns")
+        rules.append("7T")
     if settings.get("early_call"):
-        rules.append("early call")
+        rules.append("EC")
     if settings.get("no_take_back"):
-        rules.append("no take-back")
-    return ", ".join(rules) or "standard"
+        rules.append("NTB")
+    return " ".join(rules) or "standard"
+
+
+def stakes_label(settings: dict[str, Any]) -> str:
+    def short(n: int) -> str:
+        if n >= 1_000_000 and n % 1_000_000 == 0:
+            return f"{n // 1_000_000}M"
+        if n >= 10_000 and n % 1000 == 0:
+            return f"{n // 1000}k"
+        return str(n)
+
+    return f"{short(settings.get('ante', 10))}/{short(settings.get('stack', 1000))}"
 
 
 class LobbyScreen(Screen[None]):
@@ -59,8 +71,8 @@ class LobbyScreen(Screen[None]):
 
     def on_mount(self) -> None:
         table = self.query_one(DataTable)
-        for label, width in (("Table", 18), ("Host", 12), ("Players", 22), ("Seats", 5), ("Ante", 6),
-                             ("Rules", 12), ("State", 9)):
+        for label, width in (("Table", 16), ("Players", 20), ("Seats", 5), ("Ante/stack", 10),
+                             ("Rules", 8), ("State", 8)):
             table.add_column(label, width=width, key=label.lower())
         app = self.app
         where = getattr(app, "server_label", "")
@@ -84,18 +96,19 @@ class LobbyScreen(Screen[None]):
             state = t.get("state", "")
             name = literal(t.get("name", ""), "bold")
             if t.get("private"):
-                name = Text.assemble(("🔒 " if not self._ascii else "(P) ", "yellow"), name)
+                name = Text.assemble(("(P) " if self._ascii else "🔒 ", "yellow"), name)
             table.add_row(
-                name, literal(t.get("host") or "-"), literal(players or "-"),
+                name, literal(players or "-"),
                 f"{len(t.get('players', []))}/{t.get('seats', '?')}",
-                str(settings.get("ante", "")), rules_label(settings),
+                stakes_label(settings), rules_label(settings),
                 Text(state, style="green" if state == "waiting" else "dim"), key=t["table_id"],
             )
         if selected is not None and selected in table.rows:
             table.move_cursor(row=table.get_row_index(selected))
         note = self.query_one("#lobby-note", Static)
         if tables:
-            note.update(Content.styled("Enter or j joins the selected table, w watches it.", "dim"))
+            note.update(Content.styled("⏎/j join, w watch. Rules: 7T seven turns, EC early call, NTB no take-back",
+                                       "dim"))
         else:
             note.update(Content.styled("No tables yet: press n to create one, or q to quick-join.", "dim"))
 

@@ -106,6 +106,8 @@ class ShowdownScreen(Screen[dict[str, Any] | None]):
         yield Footer(compact=True)
 
     def on_mount(self) -> None:
+        if not self.query("#showdown-help"):
+            return  # closed before it was mounted (the deadline passed)
         self.query_one("#showdown-help", Static).update(Content.assemble(
             ("Move with ←→ (or 1-7), ", "dim"), ("space", "bold"), (" picks a card, ", "dim"),
             ("space", "bold"), (" on another swaps them. ", "dim"), ("⏎", "bold"), (" confirms.", "dim"),
@@ -118,7 +120,7 @@ class ShowdownScreen(Screen[dict[str, Any] | None]):
     def set_deadline(self, deadline_ms: int | None) -> None:
         """Time left for this decision (may be called before the screen is mounted)."""
         self.deadline_ms = deadline_ms
-        if self.is_mounted:
+        if self.is_mounted and self.query(Countdown):
             self.query_one(Countdown).set_deadline(deadline_ms, "You", True)
 
     @property

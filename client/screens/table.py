@@ -17,6 +17,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.content import Content
+from textual.css.query import NoMatches
 from textual.reactive import var
 from textual.screen import Screen
 from textual.widgets import Footer, Input, Static
@@ -114,7 +115,10 @@ class TableScreen(Screen[None]):
 
     def watch_view(self, view: dict[str, Any] | None) -> None:
         if view is not None and self.is_mounted:
-            self._apply(view)
+            try:
+                self._apply(view)
+            except NoMatches:  # the screen is being torn down (the app is closing)
+                pass
 
     def focus_hand(self) -> None:
         chat = self.query_one("#chat-input", Input)
@@ -165,21 +169,29 @@ class TableScreen(Screen[None]):
             if callback is not None:
                 self.call_after_refresh(callback)
 
+    def settings_for(self, view: dict[str, Any]) -> dict[str, Any]:
+        """The table's settings: in the view once a game runs, else from the lobby list."""
+        if view.get("settings"):
+            return view["settings"]
+        known = getattr(self.app, "table_settings", {})
+        return known.get(self.table_id, {})
+
     def _update_info(self, view: dict[str, Any], table: dict[str, Any]) -> None:
-        settings = view.get("settings") or {}
+        settings = self.settings_for(view)
         parts: list[Content | str | tuple[str, str]] = [(" ", ""), Content.styled(table.get("name") or "Table", "bold")]
         phase = view.get("phase")
         if phase == "lobby":
-            parts.append(("  waiting for players", "dim"))
+            if settings.get("ante"):
+                parts.append((f"  ante {settings['ante']}, stack {chips(settings.get('stack', 0))}", "dim"))
         else:
             parts.append(f"  Round {view.get('round', 0)}")
             parts.append(("  Pot ", "dim"))
             parts.append((chips(view.get("pot", 0)), "bold #87d787"))
-        if settings.get("ante"):
-            parts.append((f"  ante {settings['ante']}", "dim"))
+            if settings.get("ante"):
+                parts.append((f"  ante {settings['ante']}", "dim"))
         rules = [label for key, label in (("early_call", "early call"), ("no_take_back", "no take-back")) if settings.get(key)]
         if settings.get("turns") == 7:
-            rules.insert(0, "seven turns")
+            rules.insert(0, "7 turns")
         if rules:
             parts.append(("  " + ", ".join(rules), "dim italic"))
         if table.get("spectators"):

@@ -1,0 +1,43 @@
+"""The cutter picks where to cut (or a random cut) in the cut window."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+
+from scripted import autoplay
+from tui_helpers import drive, screen_name, screen_text, start_two_player_game, wait_for
+
+
+async def test_cut_at_a_chosen_position_then_at_random(make_app, connect):
+    app = make_app("Ann")
+    async with app.run_test(size=(80, 24)) as pilot, connect("Bob") as bob:
+        await start_two_player_game(pilot, app, bob)
+        bob_task = asyncio.create_task(autoplay(bob, until_round=99))
+        try:
+            me = app.view["seat"]
+            await drive(pilot, app, lambda: screen_name(app) == "CutScreen", what="Ann's cut", timeout=20)
+            text = await wait_for(pilot, lambda: "Cut the deck" in screen_text(app) and screen_text(app))
+            assert "Lift 26 of 52 cards (4 to 48)" in text
+            await pilot.press("left", "left", "up")  # 26 - 2 + 5
+            assert "Lift 29 of 52" in screen_text(app)
+            await pilot.press(*["down"] * 6)  # never below the minimum
+            assert "Lift 4 of 52" in screen_text(app)
+            await pilot.press("up", "up", "right")
+            assert "Lift 15 of 52" in screen_text(app)
+            await pilot.press("enter")
+            cut = await bob.wait_for(lambda: next((e for e in bob.events if e["kind"] == "cut" and e["seat"] == me), None))
+            assert cut["position"] == 15 and not cut["random"]
+            await wait_for(pilot, lambda: "Ann cuts the deck at 15" in screen_text(app))
+
+            first_round = app.view["round"]
+            await drive(pilot, app, lambda: screen_name(app) == "CutScreen" and app.view["round"] > first_round,
+                        what="Ann's next cut", timeout=30)
+            await pilot.press("r")
+            await bob.wait_for(lambda: [e for e in bob.events if e["kind"] == "cut" and e["seat"] == me][1:])
+            cuts = [e for e in bob.events if e["kind"] == "cut" and e["seat"] == me]
+            assert cuts[1]["random"] and 4 <= cuts[1]["position"] <= 48
+        finally:
+            bob_task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await bob_task

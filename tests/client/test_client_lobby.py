@@ -1,0 +1,89 @@
+"""Pilot tests of the lobby: list, create (with house rules and a private code), join, watch, quick-join."""
+
+from __future__ import annotations
+
+from textual.widgets import Checkbox, Input
+
+from protocol import messages as m
+from tui_helpers import screen_name, screen_text, table_ready, wait_for
+
+
+async def test_lobby_lists_tables_and_joins_watches_leaves(make_app, connect):
+    async with connect("Carl") as carl:
+        await carl.request(m.CreateTable, name="Carl's [b]den[/b]",
+                           settings=m.TableSettings(ante=25, stack=500, seats=3, turns=7, early_call=True))
+        app = make_app("Ann")
+        async with app.run_test(size=(80, 24)) as pilot:
+            await wait_for(pilot, lambda: "Carl's [b]den[/b" in screen_text(app), what="table listed (literally)")
+            text = screen_text(app)
+            assert "1/3" in text and "25/500" in text and "7T EC" in text and "waiting" in text
+
+            await pilot.press("enter")  # join the selected table
+            await wait_for(pilot, lambda: table_ready(app) and app.view["seat"] is not None, what="seated")
+            assert [p["name"] for p in app.view["players"]] == ["Carl", "Ann"]
+            assert "Waiting for Carl" in screen_text(app)
+            assert "ante 25, stack 500  7 turns, early call" in screen_text(app)
+
+            await pilot.press("l")  # leave (no game yet: no question asked)
+            await wait_for(pilot, lambda: screen_name(app) == "LobbyScreen" and app.table_screen is None)
+            await carl.wait_for(lambda: len(carl.view["players"]) == 1)
+
+            await pilot.press("w")  # watch it instead
+            await wait_for(pilot, lambda: table_ready(app), what="watching")
+            assert app.view["seat"] is None
+            await carl.wait_for(lambda: carl.view["table"]["spectators"] == 1)
+            assert "You are watching" in screen_text(app)
+            await pilot.press("l")
+            await wait_for(pilot, lambda: screen_name(app) == "LobbyScreen")
+
+
+async def test_create_private_table_with_house_rules_and_join_by_code(make_app):
+    ann, dave = make_app("Ann"), make_app("Dave")
+    async with ann.run_test(size=(80, 24)) as pilot, dave.run_test(size=(80, 24)) as dave_pilot:
+        await wait_for(pilot, lambda: ann.connection_state == "connected" and ann.lobby.is_mounted)
+        await pilot.press("n")
+        await wait_for(pilot, lambda: screen_name(ann) == "CreateTableScreen")
+        form = ann.screen
+        form.query_one("#name", Input).value = "High rollers"
+        form.query_one("#ante", Input).value = "20"
+        form.query_one("#stack", Input).value = "5"
+        await pilot.press("ctrl+s")  # a stack below the ante is refused in the form
+        await wait_for(pilot, lambda: "at least the ante" in screen_text(ann))
+        form.query_one("#stack", Input).value = "500"
+        form.query_one("#seats", Input).value = "3"
+        form.query_one("#code", Input).value = "sesame"
+        for box in ("#seven", "#early", "#ntb"):
+            form.query_one(box, Checkbox).focus()
+            await pilot.press("space")
+        assert all(form.query_one(box, Checkbox).value for box in ("#seven", "#early", "#ntb"))
+        await pilot.press("ctrl+s")
+        await wait_for(pilot, lambda: table_ready(ann), what="created")
+        assert ann.table_settings[ann.table_id] == {"ante": 20, "stack": 500, "seats": 3, "turns": 7,
+                                                    "early_call": True, "no_take_back": True}
+        assert "High rollers" in screen_text(ann) and "7 turns, early call, no take-back" in screen_text(ann)
+        assert ann.view["table"]["private"] and ann.view["table"]["seats"] == 3
+        assert ann.view["table"]["name"] == "High rollers"
+
+        await wait_for(dave_pilot, lambda: "High rollers" in screen_text(dave), what="listed for Dave")
+        await dave_pilot.press("enter")
+        await wait_for(dave_pilot, lambda: screen_name(dave) == "CodeScreen", what="asked for the code")
+        await dave_pilot.press(*"sesame", "enter")
+        await wait_for(dave_pilot, lambda: table_ready(dave), what="Dave joined with the code")
+        await wait_for(pilot, lambda: len(ann.view["players"]) == 2)
+
+
+async def test_quick_join_and_host_controls(make_app, connect):
+    async with connect("Carl") as carl:
+        await carl.request(m.CreateTable, name="Open table")
+        app = make_app("Ann")
+        async with app.run_test(size=(80, 24)) as pilot:
+            await wait_for(pilot, lambda: "Open table" in screen_text(app))
+            await pilot.press("q")  # quick join takes the free seat
+            await wait_for(pilot, lambda: table_ready(app) and app.view["seat"] == 1)
+            await pilot.press("b", "g")  # not the host: nothing happens
+            await pilot.pause()
+            assert not any(kind in ("AddBot", "Start") for kind, _ in app.requests_sent)
+            await carl.request(m.AddBot)
+            await wait_for(pilot, lambda: "Ada (bot)" in screen_text(app))
+            await carl.request(m.Start)
+            await wait_for(pilot, lambda: app.view["phase"] != "lobby")
