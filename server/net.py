@@ -234,8 +234,10 @@ class GameServer:
         self.lobby.close()
         tasks = list(self._tasks)
         if tasks:
-            done, pending = await asyncio.wait(tasks, timeout=grace)
+            _, pending = await asyncio.wait(tasks, timeout=grace)
+            if pending:  # peers that did not hang up: cut them off, let their tasks end
+                for session in list(self.sessions):
+                    session.abort()
+                _, pending = await asyncio.wait(pending, timeout=1.0)
             for task in pending:
                 task.cancel()
-        for session in list(self.sessions):
-            session.abort()

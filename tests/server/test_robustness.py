@@ -140,7 +140,7 @@ async def test_disconnect_autoplay_and_resume_with_token(server, connect):
 
 
 async def test_a_client_that_never_reads_is_dropped_and_delays_nobody(server, connect):
-    server.net.max_backlog = 48 * 1024
+    server.net.max_backlog = 16 * 1024
     async with connect("ann") as ann, connect("bob") as bob:
         created = await ann.request(m.CreateTable, name="busy", settings=m.TableSettings(seats=2))
         await bob.request(m.Join, table_id=created["table_id"])
@@ -161,9 +161,16 @@ async def test_a_client_that_never_reads_is_dropped_and_delays_nobody(server, co
 
         sloth.push = measuring_push  # type: ignore[method-assign]
         await ann.request(m.Start)
-        await asyncio.wait_for(asyncio.gather(autoplay(ann, 8, host=True), autoplay(bob, 8)), 60)
-        assert sloth.closed and sloth not in server.sessions
+        players = asyncio.gather(autoplay(ann, 10_000, host=True), autoplay(bob, 10_000))
+        await ann.wait_for(lambda: sloth.closed, 60)
+        assert sloth not in server.sessions or sloth.writer.transport.is_closing()
         assert peak <= server.net.max_backlog
+        # The others play on at full speed: two more rounds, then the host ends it.
+        table = server.lobby.tables[created["table_id"]]
+        target = table.game.round_no + 2
+        await ann.wait_for(lambda: table.game.round_no >= target, 20)
+        await ann.request(m.EndGame)
+        await asyncio.wait_for(players, 20)
         writer.close()
 
 
