@@ -7,7 +7,7 @@ that replays a game exactly.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, ClassVar, Union
 
 from .cards import Card, CardParseError
@@ -178,18 +178,30 @@ _FIELDS: dict[str, set[str]] = {
 }
 
 
-@dataclass(frozen=True)
 class Record:
     """What happened when an action (or chance) was applied.
 
     ``public`` is what everyone may know; ``private`` adds what only ``seat``
-    may know (the card drawn from the stock, the cards dealt to it).
+    may know (the card drawn from the stock, the cards dealt to it). A plain
+    slotted class: the engine makes one or two of these per action.
     """
 
-    kind: str
-    seat: int | None = None
-    public: dict[str, Any] = field(default_factory=dict)
-    private: dict[str, Any] = field(default_factory=dict)
+    __slots__ = ("kind", "seat", "public", "private")
+
+    def __init__(
+        self, kind: str, seat: int | None = None,
+        public: dict[str, Any] | None = None, private: dict[str, Any] | None = None,
+    ) -> None:
+        self.kind = kind
+        self.seat = seat
+        self.public = public if public is not None else {}
+        self.private = private if private is not None else {}
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Record) and self.to_data() == other.to_data()
+
+    def __repr__(self) -> str:
+        return f"Record({self.kind!r}, {self.seat!r}, {self.public!r}, {self.private!r})"
 
     def for_seat(self, seat: int | None) -> dict[str, Any]:
         """The record as ``seat`` may see it (``None``: a spectator)."""

@@ -14,12 +14,13 @@ from functools import lru_cache
 from typing import Any
 
 from .actions import Action, CallEnd, Cut, Discard, Split, TakeDiscard, TakeStock
-from .cards import Card, parse_cards
-from .hands import best_discard, best_split, best_split_score
+from .cards import DECK, Card, parse_cards
+from .hands import best_discard_index, best_split, best_split_score
 
-# Take the visible discard only when it beats the current hand by this much:
-# a stock card is an unseen chance of a bigger gain.
-TAKE_DISCARD_MARGIN = 0.02
+# Take the visible discard when it beats the current hand by more than this.
+# Greedy (0) beat a 0.02 margin head to head: 327 to 261 pots in 2,000
+# four-player rounds (two bots of each kind, seats alternating).
+TAKE_DISCARD_MARGIN = 0.0
 # Early-call variant: call once the hand is this likely to beat one opponent in both.
 CALL_END_SCORE = 0.85
 
@@ -33,21 +34,26 @@ def _kinds(view: dict[str, Any]) -> dict[str, dict[str, Any]]:
 # discard keeps are, in the same order, the next turn's hand.
 _SCORES: dict[tuple[str, ...], float] = {}
 MEMO_SIZE = 4096
+_CARD = {str(card): card for card in DECK}
+_INDEX = {str(card): card.index for card in DECK}
 
 
 @lru_cache(maxsize=MEMO_SIZE)
 def _best_discard(hand: tuple[str, ...]) -> tuple[Card, float]:
-    card, score = best_discard(parse_cards(hand))
+    throw, score = best_discard_index(sorted([_INDEX[text] for text in hand]))
+    card = DECK[throw]
     if len(_SCORES) >= MEMO_SIZE:
         _SCORES.clear()
-    _SCORES[tuple(c for c in hand if c != str(card))] = score
+    kept = list(hand)
+    kept.remove(str(card))
+    _SCORES[tuple(kept)] = score
     return card, score
 
 
 def _score(hand: tuple[str, ...]) -> float:
     score = _SCORES.get(hand)
     if score is None:
-        score = _SCORES[hand] = best_split_score(parse_cards(hand))
+        score = _SCORES[hand] = best_split_score([_CARD[text] for text in hand])
     return score
 
 

@@ -104,7 +104,7 @@ class Card:
         raise AttributeError("cards are immutable")
 
     def __eq__(self, other: object) -> bool:
-        return isinstance(other, Card) and other.index == self.index
+        return self is other or (isinstance(other, Card) and other.index == self.index)
 
     def __hash__(self) -> int:
         return self.index

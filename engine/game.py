@@ -236,8 +236,12 @@ class Game:
             self._check_table_action(action)
             return
         if self.phase == PLAY and seat == self.order[self.turn_index]:
+            # The two common cases, decided without the general checks below.
             if self.step == DRAW and type(action) in (TakeStock, TakeDiscard):
-                return  # the common case, decided without the general checks below
+                return
+            if (self.step == DISCARD and type(action) is Discard and self.taken_from_discard is None
+                    and action.card in self.players[seat].hand):
+                return
         elif seat not in self.players:
             raise IllegalAction(action, f"there is no player at seat {seat}")
         if seat not in self.to_act():
@@ -290,35 +294,33 @@ class Game:
         return f"waiting for seat(s) {seats}" if seats else f"nobody is to act in phase {self.phase}"
 
     def _do(self, seat: int | None, action: Action) -> list[Record]:
-        if isinstance(action, StartRound):
-            return self._start_round()
-        if isinstance(action, EndGame):
-            return self._end_game("ended by the table")
-        if isinstance(action, SetAway):
-            self.players[action.seat].away = action.away
-            return [Record("away" if action.away else "back", action.seat)]
-        assert seat is not None
-        if isinstance(action, CallEnd):
-            self.called_by = seat
-            return [Record("call_end", seat, {"orbit": self._orbit()})]
-        if isinstance(action, Cut):
-            return self._cut(seat, action)
-        if isinstance(action, Split):
-            return self._submit_split(seat, action)
-        if isinstance(action, TakeStock):
-            card = self._draw_from_stock()
-            self.players[seat].hand.append(card)
-            self.step = DISCARD
-            return [Record("take_stock", seat, {}, {"card": str(card)})]
-        if isinstance(action, TakeDiscard):
-            card = self.discard_pile.pop()
-            self.players[seat].hand.append(card)
-            self.taken_from_discard = card if self.settings.no_take_back else None
-            self.step = DISCARD
-            return [Record("take_discard", seat, {"card": str(card)})]
-        if isinstance(action, Skip):
-            return [Record("skip", seat)] + self._end_turn(seat)
-        assert isinstance(action, Discard)
+        return _APPLY[type(action)](self, seat, action)
+
+    def _do_set_away(self, seat: None, action: SetAway) -> list[Record]:
+        self.players[action.seat].away = action.away
+        return [Record("away" if action.away else "back", action.seat)]
+
+    def _do_call_end(self, seat: int, action: CallEnd) -> list[Record]:
+        self.called_by = seat
+        return [Record("call_end", seat, {"orbit": self._orbit()})]
+
+    def _do_take_stock(self, seat: int, action: TakeStock) -> list[Record]:
+        card = self._draw_from_stock()
+        self.players[seat].hand.append(card)
+        self.step = DISCARD
+        return [Record("take_stock", seat, {}, {"card": str(card)})]
+
+    def _do_take_discard(self, seat: int, action: TakeDiscard) -> list[Record]:
+        card = self.discard_pile.pop()
+        self.players[seat].hand.append(card)
+        self.taken_from_discard = card if self.settings.no_take_back else None
+        self.step = DISCARD
+        return [Record("take_discard", seat, {"card": str(card)})]
+
+    def _do_skip(self, seat: int, action: Skip) -> list[Record]:
+        return [Record("skip", seat)] + self._end_turn(seat)
+
+    def _do_discard(self, seat: int, action: Discard) -> list[Record]:
         self.players[seat].hand.remove(action.card)
         self.discard_pile.append(action.card)
         self.round_discards.append((seat, action.card))
@@ -571,3 +573,18 @@ class Game:
             game.apply(seat, action_from_data(action))
         return game
 
+
+
+_APPLY = {
+    StartRound: lambda game, seat, action: game._start_round(),
+    EndGame: lambda game, seat, action: game._end_game("ended by the table"),
+    SetAway: Game._do_set_away,
+    CallEnd: Game._do_call_end,
+    Cut: Game._cut,
+    Split: Game._submit_split,
+    TakeStock: Game._do_take_stock,
+    TakeDiscard: Game._do_take_discard,
+    Skip: Game._do_skip,
+    Discard: Game._do_discard,
+}
+"""How each kind of (already checked) action changes the game."""

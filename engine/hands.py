@@ -993,6 +993,18 @@ def best_discard(eight: Iterable[Card]) -> tuple[Card, float]:
         ok = False
     if not ok:
         idx = _distinct_indices(eight, 8)
+    throw, score = best_discard_index(idx)
+    for card in eight:
+        if card.index == throw:
+            return card, score
+    raise AssertionError("unreachable")  # pragma: no cover
+
+
+def best_discard_index(idx: Sequence[int]) -> tuple[int, float]:
+    """:func:`best_discard` on 8 ascending, distinct card indices (not checked).
+
+    For callers that already hold indices (bots): ``(index to throw, score)``.
+    """
     t = _tables or _get_tables()
     scores = t.pairings8(*idx)
     best = max(scores)
@@ -1002,10 +1014,7 @@ def best_discard(eight: Iterable[Card]) -> tuple[Card, float]:
         for m in range(n + 1, 70):
             if scores[m] == best:
                 throw = min(throw, _throw8(t.l3, _BACK_SOURCE8[m](idx)))
-    for card in eight:
-        if card.index == throw:
-            return card, best / _SCORE_DIV
-    raise AssertionError("unreachable")  # pragma: no cover
+    return throw, best / _SCORE_DIV
 
 
 def _throw8(l3: list[float], source: tuple[int, int, int, int]) -> int:

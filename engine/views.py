@@ -26,7 +26,8 @@ def legal_summary(game: Game, seat: int) -> list[dict[str, Any]]:
         return [{"kind": "split"}]
     summary: list[dict[str, Any]] = []
     if game.step == DISCARD:
-        cards = [str(c) for c in game.players[seat].hand if c != game.taken_from_discard]
+        taken = game.taken_from_discard
+        cards = [str(c) for c in game.players[seat].hand if taken is None or c != taken]
         summary.append({"kind": "discard", "cards": cards})
     else:
         summary.append({"kind": "take_stock"})
