@@ -90,10 +90,14 @@ class Lobby:
         self._tables_push_pending = False
         self._depth = 0
         self._outbox: list[tuple[str, m.Message]] = []
+        self._touched: dict[str, Table] = {}
         self._closing = False
         self._reaper: asyncio.TimerHandle | None = None
         if self.store is not None:
-            self._restore()
+            try:
+                self._restore()
+            except sqlite3.DatabaseError as exc:
+                raise StoreError(f"{self.store.path} cannot be read ({exc}); restore it from a backup") from None
 
     # ------------------------------------------------------------ durability
 
@@ -112,10 +116,17 @@ class Lobby:
             if self._depth == 0:
                 self._commit_and_flush()
 
+    def touched(self, table: Table) -> None:
+        """``table``'s game changed in this unit: checkpoint it before the commit."""
+        self._touched[table.table_id] = table
+
     def _commit_and_flush(self) -> None:
         outbox, self._outbox = self._outbox, []
+        touched, self._touched = self._touched, {}
         if self.store is not None and self.store.pending:
             try:
+                for table in touched.values():
+                    table.save_checkpoint()
                 self.store.commit()
             except sqlite3.Error as exc:
                 self.config.on_fatal(exc)
@@ -127,6 +138,9 @@ class Lobby:
         """Load players and every open table as they were; deadlines start afresh."""
         store = self.store
         assert store is not None
+        problems = store.audit()
+        if problems:
+            raise StoreError("the chip accounts do not balance (damaged or edited database): " + "; ".join(problems[:3]))
         for row in store.load_players():
             self.players[row.player_id] = PlayerRecord(row.player_id, row.name, row.secret_sha256, row.balance)
         tables = store.load_tables()

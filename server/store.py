@@ -7,14 +7,20 @@ What is stored, and why it is enough
 * ``players``: id, name, the SHA-256 of the token secret (never the secret
   itself) and the chip balance kept between games.
 * ``tables``: name, settings, host, private code, state, and once the game
-  starts its RNG state at the start (``Game.initial_rng``), initial players
-  and engine settings. A snapshot (action count, round, phase, pot, stacks)
-  is updated with every action and checked against the replay on restore.
+  starts its RNG state at the start (``Game.initial_rng``), initial players,
+  engine settings and the fingerprint of the engine playing it. A checkpoint
+  (action count, round, phase, pot, stacks, and the full ``Game.to_data()``
+  without the history) is written with every unit of work that changed the
+  game, and the replay must reproduce it exactly on restore.
 * ``seats``: who sits where (``player_id`` NULL for a bot), and whether a
   player left a running game (their seat is held and auto-played).
 * ``actions``: the engine's action log, in order. Because the engine is a pure
   function of its seed and actions, ``Game.replay`` rebuilds the exact
   in-progress state (cards in hand, stock order, whose turn) after a crash.
+  That holds only while the engine plays the same way: after an upgrade that
+  changes the RNG or the rules (another engine fingerprint), a game still
+  running is restored from its checkpoint instead, and its ``engine`` becomes
+  NULL (its log no longer replays from the seed with any one engine).
 * ``rounds``: every finished round in full (deal, actions, splits, result),
   for the ``history`` request and ``dab-server export``.
 * ``ledger``: every chip that crosses between a balance and a table
@@ -37,7 +43,9 @@ Versions
 start (after a backup copy of the file); a file written by a newer server, a
 file that is not an SQLite database, another program's SQLite database, or a
 database that fails ``PRAGMA quick_check`` raises :class:`StoreError` with a
-message that says so, and nothing is written.
+message that says so, and nothing is written. SQLite has no page checksums, so
+the lobby also checks on start that the chip ledger balances (:meth:`Store.audit`)
+and that every replayed game matches its stored snapshot.
 """
 
 from __future__ import annotations
@@ -92,14 +100,16 @@ CREATE TABLE tables (
     rng             TEXT,                     -- Game.initial_rng (JSON)
     initial_players TEXT,                     -- [[seat, name, stack], ...]
     game_settings   TEXT,                     -- engine Settings (JSON)
+    engine          TEXT,                     -- fingerprint of the engine that can replay the log; NULL: none
     started_at      REAL,
     finished_at     REAL,
-    -- snapshot after the last action, which the replay must agree with
+    -- checkpoint after the last unit of work, which the replay must agree with
     actions         INTEGER NOT NULL DEFAULT 0,
     round_no        INTEGER,
     phase           TEXT,
     pot             INTEGER,
-    stacks          TEXT                      -- {"seat": stack} (JSON)
+    stacks          TEXT,                     -- {"seat": stack} (JSON)
+    checkpoint      TEXT                      -- Game.to_data() without its history (JSON)
 );
 CREATE TABLE seats (
     table_id  TEXT NOT NULL REFERENCES tables (table_id),
@@ -193,8 +203,10 @@ class TableRow:
     rng: dict[str, Any] | None = None
     initial_players: list[tuple[int, str, int]] | None = None
     game_settings: dict[str, Any] | None = None
+    engine: str | None = None
     actions: list[tuple[int | None, dict[str, Any]]] = field(default_factory=list)
     snapshot: dict[str, Any] = field(default_factory=dict)
+    checkpoint: dict[str, Any] | None = None
 
 
 @dataclass
@@ -433,30 +445,37 @@ class Store:
 
     def start_game(
         self, table_id: str, rng: dict[str, Any], initial_players: Sequence[tuple[int, str, int]],
-        game_settings: dict[str, Any],
+        game_settings: dict[str, Any], engine: str,
     ) -> None:
         self._write(
-            "UPDATE tables SET rng = ?, initial_players = ?, game_settings = ?, started_at = ?, state = 'playing', "
-            "actions = 0, round_no = 0, phase = 'waiting', pot = 0, stacks = ? WHERE table_id = ?",
+            "UPDATE tables SET rng = ?, initial_players = ?, game_settings = ?, engine = ?, started_at = ?, "
+            "state = 'playing', actions = 0, round_no = 0, phase = 'waiting', pot = 0, stacks = ? WHERE table_id = ?",
             (
-                _json(rng), _json([list(p) for p in initial_players]), _json(game_settings), time.time(),
+                _json(rng), _json([list(p) for p in initial_players]), _json(game_settings), engine, time.time(),
                 _json({str(seat): stack for seat, _, stack in initial_players}), table_id,
             ),
         )
 
-    def append_action(
-        self, table_id: str, seq: int, seat: int | None, action: dict[str, Any],
-        round_no: int, phase: str, pot: int, stacks: dict[int, int],
-    ) -> None:
-        """One engine action, in order, with the snapshot it leads to."""
+    def append_action(self, table_id: str, seq: int, seat: int | None, action: dict[str, Any]) -> None:
+        """One engine action, in order (the checkpoint follows before the commit)."""
         self._write(
             "INSERT INTO actions (table_id, seq, seat, action, at) VALUES (?, ?, ?, ?, ?)",
             (table_id, seq, seat, _json(action), time.time()),
         )
+
+    def checkpoint(self, table_id: str, state: dict[str, Any], actions: int) -> None:
+        """The game as it stands after ``actions`` actions (``state``: ``Game.to_data()`` minus history)."""
         self._write(
-            "UPDATE tables SET actions = ?, round_no = ?, phase = ?, pot = ?, stacks = ? WHERE table_id = ?",
-            (seq + 1, round_no, phase, pot, _json({str(s): v for s, v in stacks.items()}), table_id),
+            "UPDATE tables SET actions = ?, round_no = ?, phase = ?, pot = ?, stacks = ?, checkpoint = ? "
+            "WHERE table_id = ?",
+            (
+                actions, state["round_no"], state["phase"], state["pot"],
+                _json({str(p["seat"]): p["stack"] for p in state["players"]}), _json(state), table_id,
+            ),
         )
+
+    def set_engine(self, table_id: str, engine: str | None) -> None:
+        self._write("UPDATE tables SET engine = ? WHERE table_id = ?", (engine, table_id))
 
     def add_round(self, table_id: str, record: dict[str, Any]) -> None:
         self._write(
@@ -469,31 +488,43 @@ class Store:
         marks = ",".join("?" * len(states))
         rows = self.conn.execute(
             "SELECT table_id, table_no, name, settings, host_id, private_code, state, rng, initial_players, "
-            f"game_settings, actions, round_no, phase, pot, stacks FROM tables WHERE state IN ({marks}) "
-            "ORDER BY table_no",
+            "game_settings, engine, actions, round_no, phase, pot, stacks, checkpoint "
+            f"FROM tables WHERE state IN ({marks}) ORDER BY table_no",
             tuple(states),
         ).fetchall()
         tables = []
-        for (table_id, table_no, name, settings, host_id, code, state, rng, players, game_settings,
-             actions, round_no, phase, pot, stacks) in rows:
-            row = TableRow(table_id, table_no, name, json.loads(settings), host_id, code, state)
-            row.seats = [
-                SeatRow(seat, seat_name, player_id, bool(left))
-                for seat, seat_name, player_id, left in self.conn.execute(
-                    "SELECT seat, name, player_id, left_game FROM seats WHERE table_id = ? ORDER BY seat", (table_id,)
-                )
-            ]
-            if rng is not None:
-                row.rng = json.loads(rng)
-                row.initial_players = [tuple(p) for p in json.loads(players)]  # type: ignore[misc]
-                row.game_settings = json.loads(game_settings)
-                row.actions = self.actions(table_id)
-                row.snapshot = {
-                    "actions": actions, "round_no": round_no, "phase": phase, "pot": pot,
-                    "stacks": {int(k): v for k, v in json.loads(stacks).items()},
-                }
-            tables.append(row)
+        for values in rows:
+            try:
+                tables.append(self._table_row(*values))
+            except (ValueError, TypeError, KeyError) as exc:
+                raise StoreError(f"table {values[0]}: stored data is damaged ({exc})") from None
         return tables
+
+    def _table_row(
+        self, table_id: str, table_no: int, name: str, settings: str, host_id: str | None, code: str | None,
+        state: str, rng: str | None, players: str | None, game_settings: str | None, engine: str | None,
+        actions: int, round_no: int | None, phase: str | None, pot: int | None, stacks: str | None,
+        checkpoint: str | None,
+    ) -> TableRow:
+        row = TableRow(table_id, table_no, name, json.loads(settings), host_id, code, state)
+        row.seats = [
+            SeatRow(seat, seat_name, player_id, bool(left))
+            for seat, seat_name, player_id, left in self.conn.execute(
+                "SELECT seat, name, player_id, left_game FROM seats WHERE table_id = ? ORDER BY seat", (table_id,)
+            )
+        ]
+        if rng is not None:
+            row.rng = json.loads(rng)
+            row.initial_players = [tuple(p) for p in json.loads(players)]  # type: ignore[misc]
+            row.game_settings = json.loads(game_settings)
+            row.engine = engine
+            row.checkpoint = json.loads(checkpoint) if checkpoint else None
+            row.actions = self.actions(table_id)
+            row.snapshot = {
+                "actions": actions, "round_no": round_no, "phase": phase, "pot": pot,
+                "stacks": {int(k): v for k, v in json.loads(stacks).items()},  # type: ignore[arg-type]
+            }
+        return row
 
     def actions(self, table_id: str) -> list[tuple[int | None, dict[str, Any]]]:
         log = []
@@ -532,18 +563,19 @@ class Store:
         """
         where, params = ("WHERE table_id = ?", (table_id,)) if table_id else ("WHERE rng IS NOT NULL", ())
         rows = self.conn.execute(
-            "SELECT table_id, name, settings, state, rng, initial_players, game_settings, started_at, finished_at, "
-            f"pot, stacks FROM tables {where} ORDER BY table_no",
+            "SELECT table_id, name, settings, state, rng, initial_players, game_settings, engine, started_at, "
+            f"finished_at, pot, stacks FROM tables {where} ORDER BY table_no",
             params,
         ).fetchall()
         if table_id and not rows:
             raise StoreError(f"there is no table {table_id!r} in {self.path}")
         tables = []
-        for (tid, name, settings, state, rng, players, game_settings, started, finished, pot, stacks) in rows:
+        for (tid, name, settings, state, rng, players, game_settings, engine, started, finished, pot,
+             stacks) in rows:
             over = finished is not None and rng is not None
             entry: dict[str, Any] = {
                 "table_id": tid, "name": name, "settings": json.loads(settings), "state": state,
-                "started_at": started, "finished_at": finished,
+                "started_at": started, "finished_at": finished, "engine": engine,
                 "game_settings": json.loads(game_settings) if game_settings else None,
                 "initial_players": json.loads(players) if players else None,
                 "rng": json.loads(rng) if over else None,
@@ -570,7 +602,11 @@ class Store:
             "coalesce(sum(CASE l.kind WHEN 'buy_in' THEN l.amount WHEN 'cash_out' THEN -l.amount END), 0) "
             "FROM tables t LEFT JOIN ledger l ON l.table_id = t.table_id WHERE t.rng IS NOT NULL GROUP BY t.table_id"
         ):
-            on_table = 0 if state in ("finished", "closed") else pot + sum(json.loads(stacks).values())
+            try:
+                on_table = 0 if state in ("finished", "closed") else pot + sum(json.loads(stacks).values())
+            except (TypeError, ValueError, AttributeError) as exc:
+                problems.append(f"table {table_id}: stored stacks are damaged ({exc})")
+                continue
             if on_table != net:
                 problems.append(f"table {table_id} ({state}): {on_table} chips on the table, ledger says {net}")
         return problems

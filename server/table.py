@@ -10,24 +10,32 @@ appends it to the store's action log with a snapshot of the pot and stacks;
 membership changes go through :meth:`Table._save`. All of it joins the
 transaction of the request or timer step that caused it, which the lobby
 commits before any reply or push leaves (:meth:`server.lobby.Lobby.atomic`).
+Before the commit the lobby asks each table it touched for a checkpoint of
+the whole engine state (:meth:`Table.save_checkpoint`).
+
 A restart rebuilds the table with :meth:`Table.restore`, replaying the engine
-from its seed; deadlines then start afresh, so nobody loses a turn to downtime.
+from its seed and checking the result against the checkpoint (or, if the
+engine has changed since the game began, from the checkpoint alone); deadlines
+then start afresh, so nobody loses a turn to downtime.
 """
 
 from __future__ import annotations
 
 import asyncio
+import functools
+import hashlib
 import itertools
+import json
 import logging
 import time
 from collections import deque
 from dataclasses import dataclass
 from typing import Any, Callable, ContextManager, Protocol
 
-from engine.actions import Action, EndGame, Record, SetAway, StartRound, action_from_data
+from engine.actions import Action, Cut, Discard, EndGame, Record, SetAway, Split, StartRound, TakeDiscard, TakeStock, action_from_data
 from engine.bots import baseline_action, timeout_action
 from engine.errors import EngineError, IllegalAction, InvalidAction, NotYourTurn
-from engine.game import OVER, PLAY, WAITING, Game, Settings
+from engine.game import CUT, DRAW, OVER, PLAY, SHOWDOWN, WAITING, Game, Settings
 from engine.rng import HashRng
 from engine.views import decision_view, view_for
 from protocol import messages as m
@@ -53,6 +61,7 @@ class Hub(Protocol):
     def atomic(self) -> ContextManager[None]: ...
     def balance(self, player_id: str) -> int: ...
     def move_chips(self, table: "Table", kind: str, moves: list[tuple[int, str | None, int]]) -> None: ...
+    def touched(self, table: "Table") -> None: ...
 
 
 @dataclass
@@ -130,24 +139,63 @@ class Table:
         if row.rng is None:
             return table
         assert row.initial_players is not None and row.game_settings is not None
-        try:
-            game = Game(Settings.from_data(row.game_settings), row.initial_players, HashRng.from_data(row.rng))
-            table.game = game
-            table.chip_history = [table._stacks()]
-            for seat, data in row.actions:
-                table._note(game.apply(seat, action_from_data(data)), live=False)
-        except (EngineError, KeyError, TypeError, ValueError) as exc:
-            raise StoreError(f"table {row.table_id}: the stored action log does not replay ({exc})") from None
-        snap = row.snapshot
-        replayed = {
-            "actions": len(game.history), "round_no": game.round_no, "phase": game.phase,
-            "pot": game.pot, "stacks": table._stacks(),
-        }
-        if replayed != snap:
-            raise StoreError(f"table {row.table_id}: the replay gives {replayed}, the stored snapshot says {snap}")
-        if set(table.seats) != set(game.players):
+        if row.checkpoint is None or len(row.actions) != row.snapshot["actions"]:
+            raise StoreError(f"table {row.table_id}: {len(row.actions)} actions stored, checkpoint after "
+                             f"{row.snapshot['actions']}")
+        if row.engine == engine_fingerprint():
+            table._replay(row)
+        else:
+            table._from_checkpoint(row)
+        if set(table.seats) != set(table.game.players):  # type: ignore[union-attr]
             raise StoreError(f"table {row.table_id}: stored seats {sorted(table.seats)} do not match the game")
         return table
+
+    def _replay(self, row: TableRow) -> None:
+        """The normal restore: the engine replays the log from the seed; it must reach the checkpoint."""
+        assert row.initial_players is not None and row.game_settings is not None and row.rng is not None
+        try:
+            game = Game(Settings.from_data(row.game_settings), row.initial_players, HashRng.from_data(row.rng))
+            self.game = game
+            self.chip_history = [self._stacks()]
+            for seat, data in row.actions:
+                self._note(game.apply(seat, action_from_data(data)), live=False)
+        except (EngineError, KeyError, TypeError, ValueError) as exc:
+            raise StoreError(f"table {self.table_id}: the stored action log does not replay ({exc})") from None
+        if checkpoint_state(game) != row.checkpoint:
+            raise StoreError(f"table {self.table_id}: replaying the action log does not reach the stored checkpoint "
+                             f"(after {len(row.actions)} actions); the database was damaged or edited")
+
+    def _from_checkpoint(self, row: TableRow) -> None:
+        """After an engine upgrade: the game continues from its last checkpoint, exactly as it stood.
+
+        The new engine may draw differently from the same seed, so the log no
+        longer replays; the checkpoint holds the shuffled stock and every hand,
+        so nothing already dealt or shown changes.
+        """
+        assert row.checkpoint is not None
+        log.warning("table %s was started by another engine version (%s, now %s): restoring it from its checkpoint",
+                    self.table_id, row.engine, engine_fingerprint())
+        try:
+            self.game = Game.from_data(dict(row.checkpoint, history=[list(a) for a in row.actions]))
+        except (EngineError, KeyError, TypeError, ValueError) as exc:
+            raise StoreError(f"table {self.table_id}: this engine cannot read the stored checkpoint ({exc}); "
+                             "run the dab-server version that started the game") from None
+        starts = [i for i, (_, a) in enumerate(row.actions) if a.get("kind") == "start_round"]
+        self._round_first_seq = starts[-1] if starts else 0
+        assert self.store is not None and row.initial_players is not None
+        rounds = self.store.rounds(self.table_id, 1 << 30)
+        self.history.extend(public_round(r) for r in rounds)
+        self.chip_history = [{seat: stack for seat, _, stack in row.initial_players}]
+        self.chip_history += [{int(s): v for s, v in r["stacks"].items()} for r in rounds if r["result"]]
+        if self.game.phase == OVER:
+            self.chip_history.append(self._stacks())
+        if row.engine is not None:
+            self.store.set_engine(self.table_id, None)  # from now on only checkpoints restore it
+
+    def save_checkpoint(self) -> None:
+        """Store the whole engine state (called by the lobby just before it commits)."""
+        if self.store is not None and self.game is not None:
+            self.store.checkpoint(self.table_id, checkpoint_state(self.game), len(self.game.history))
 
     # ------------------------------------------------------------ state
 
@@ -293,7 +341,10 @@ class Table:
         players = [(i.seat, i.name, amount) for i, (_, _, amount) in zip(seated, buy_ins)]
         self.game = Game(settings, players, self.rng_factory())
         if self.store is not None:
-            self.store.start_game(self.table_id, self.game.initial_rng, self.game.initial_players, settings.to_data())
+            self.store.start_game(
+                self.table_id, self.game.initial_rng, self.game.initial_players, settings.to_data(),
+                engine_fingerprint(),
+            )
         self.hub.move_chips(self, "buy_in", buy_ins)
         self._save()
         self.chip_history = [self._stacks()]
@@ -359,9 +410,8 @@ class Table:
         game = self.game
         if self.store is not None:
             seat_, data = game.history[-1]
-            self.store.append_action(
-                self.table_id, len(game.history) - 1, seat_, data, game.round_no, game.phase, game.pot, self._stacks(),
-            )
+            self.store.append_action(self.table_id, len(game.history) - 1, seat_, data)
+            self.hub.touched(self)
         self._after_records(records)
         return records
 
@@ -630,3 +680,37 @@ def public_round(entry: dict[str, Any]) -> dict[str, Any]:
             "winner": result["winner"], "carried": result["carried"],
         })
     return public
+
+
+def checkpoint_state(game: Game) -> dict[str, Any]:
+    """``Game.to_data()`` without the history (the action log holds it), as JSON reads it back."""
+    data = game.to_data()
+    del data["history"]
+    return json.loads(json.dumps(data))
+
+
+@functools.cache
+def engine_fingerprint() -> str:
+    """How this engine plays: a hash of a fixed scripted 5-player game from a fixed seed.
+
+    Stored with each game. The same fingerprint means the action log replays
+    to the same state; a different one (an upgrade changed the RNG, the deal or
+    the rules) means a running game must be restored from its checkpoint. Bots
+    do not enter into it: their choices are in the log.
+    """
+    game = Game(Settings(), [(s, f"p{s}") for s in range(5)], HashRng(b"down-and-back engine fingerprint"))
+    for _ in range(3):
+        game.apply(None, StartRound())
+        while game.phase not in (WAITING, OVER):
+            seat = game.to_act()[0]
+            hand = game.players[seat].hand
+            if game.phase == CUT:
+                action: Action = Cut(None)
+            elif game.phase == SHOWDOWN:
+                action = Split(tuple(hand[:4]), tuple(hand[4:]))
+            elif game.step == DRAW:
+                action = TakeDiscard() if len(game.history) % 5 == 0 else TakeStock()
+            else:
+                action = Discard(hand[len(game.history) % len(hand)])
+            game.apply(seat, action)
+    return hashlib.sha256(json.dumps(checkpoint_state(game), sort_keys=True).encode()).hexdigest()[:16]
