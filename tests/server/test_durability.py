@@ -1,0 +1,484 @@
+"""Durability: restarts resume exactly, balances carry over, histories replay, bad databases are refused.
+
+The SIGKILL test is in ``test_durability_kill.py``. Here:
+
+* a graceful restart (SIGTERM, start) mid-round resumes that round exactly,
+  with a fresh deadline (``test_sigterm_mid_round_resumes_that_round_exactly``);
+* returning players get their balance back, a wrong secret does not
+  (``test_returning_players_get_their_balance_and_a_wrong_secret_does_not``);
+* the exported hand history replays to the same final stacks
+  (``test_exported_history_replays_to_the_same_final_stacks``);
+* a corrupt, foreign or newer database, or a data directory in use, stops the
+  server with exit code 2 and a clear message, leaving the file untouched;
+  older schemas are migrated after a backup;
+* in-process: the restored engine state equals the one before, bit for bit; a
+  failed commit acknowledges nothing; buy-ins need chips; absent players'
+  seats are released after the grace period.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import json
+import signal
+import sqlite3
+import subprocess
+import sys
+from contextlib import AsyncExitStack
+from pathlib import Path
+
+import pytest
+
+from client.link import LinkError, RequestFailed
+from engine.bots import baseline_action
+from engine.game import DISCARD, PLAY
+from protocol import messages as m
+from scripted import ScriptedClient, autoplay
+from server import store as store_module
+from server.lobby import Lobby, LobbyConfig
+from server.net import GameServer
+from server.store import DB_NAME, Store, StoreError, secret_hash
+
+from durability_helpers import FAST, ROOT, Player, ServerProcess, integrity, replay, stored_tables
+
+
+def run_cli(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "server", *args], capture_output=True, text=True, timeout=30, cwd=ROOT)
+
+
+async def seat(server: ServerProcess, names: list[str], bots: int = 0, **settings) -> list[Player]:
+    players = [Player(server, name) for name in names]
+    for player in players:
+        await player.connect()
+    host = players[0]
+    created = await host.request(m.CreateTable, name="t", settings=m.TableSettings(seats=len(names) + bots, **settings))
+    host.table_id, host.seat = created["table_id"], created["seat"]
+    for player in players[1:]:
+        joined = await player.request(m.Join, table_id=host.table_id)
+        player.table_id, player.seat = joined["table_id"], joined["seat"]
+    for _ in range(bots):
+        await host.request(m.AddBot)
+    await host.request(m.Start)
+    return players
+
+
+def comparable(view: dict) -> dict:
+    """A view without what a restart may rightly change: the deadline's remaining time."""
+    return {k: v for k, v in view.items() if k != "deadline_ms"}
+
+
+# ----------------------------------------------------------------- the real process
+
+
+async def test_sigterm_mid_round_resumes_that_round_exactly(tmp_path):
+    server = ServerProcess(tmp_path, *FAST, "--seed", "graceful")
+    try:
+        await server.start()
+        ann, bob = await seat(server, ["ann", "bob"], bots=1, stack=200)
+        humans = {ann.seat, bob.seat}
+
+        def mid_turn(view: dict) -> bool:  # round 2, a person holds 8 cards and must discard
+            return (view["round"] >= 2 and view["phase"] == PLAY and view["step"] == DISCARD
+                    and view["turn"] in humans and len(view["round_discards"]) >= 3)
+
+        assert await asyncio.wait_for(asyncio.gather(ann.play(stop=mid_turn), bob.play(stop=mid_turn)), 30) == [False, False]
+        before = {p.name: p.client.view for p in (ann, bob)}
+        to_act = ann if before["ann"]["turn"] == ann.seat else bob
+        assert len(before[to_act.name]["hand"]) == 8
+        await asyncio.sleep(2.0)  # use up part of the 5 s deadline
+        assert await server.stop(signal.SIGTERM) == 0
+        for player in (ann, bob):
+            assert player.client.closed_with[0] == "shutting_down"
+            await player.disconnect()
+
+        await server.start()
+        for player in (ann, bob):
+            await player.connect()  # same seat, checked inside
+        for player in (ann, bob):
+            def settled(player=player):
+                view = player.client.views.get(player.table_id)
+                return view and all(p["connected"] for p in view["players"]) and view
+            after = await player.client.wait_for(settled)
+            assert comparable(after) == comparable(before[player.name])
+        # The deadline started afresh: the downtime and the 2 s before it do not count.
+        assert to_act.client.view["deadline_ms"] > 4000
+
+        results = await asyncio.wait_for(asyncio.gather(ann.play(end_after=3), bob.play()), 30)
+        assert results == [True, True]
+        assert await server.stop(signal.SIGTERM) == 0
+    finally:
+        await server.close()
+    (table,) = stored_tables(server.db).values()
+    assert table["state"] == "finished" and [r["round"] for r in table["rounds"]][:3] == [1, 2, 3]
+
+
+async def test_returning_players_get_their_balance_and_a_wrong_secret_does_not(tmp_path):
+    server = ServerProcess(tmp_path, *FAST, "--seed", "balances", "--starting-balance", "500")
+    try:
+        await server.start()
+        ann, bob = await seat(server, ["ann", "bob"], stack=200, ante=20)
+        assert await asyncio.wait_for(asyncio.gather(ann.play(end_after=3), bob.play()), 30) == [True, True]
+        (table,) = stored_tables(server.db).values()
+        final = {s: p.stack for s, p in table["game"].players.items()}
+        balances = {}
+        for player in (ann, bob):
+            await player.connect()
+            balances[player.name] = (await player.request(m.ListTables))["balance"]
+            assert balances[player.name] == 500 - 200 + final[player.seat]
+            await player.disconnect()
+        assert sum(balances.values()) == 1000
+        assert await server.stop(signal.SIGTERM) == 0
+
+        await server.start()  # next week: a new process on the same data directory
+        back = Player(server, "ann")
+        back.token, back.player_id = ann.token, ann.player_id
+        await back.connect()
+        assert (await back.request(m.ListTables))["balance"] == balances["ann"]
+
+        player_id, _, secret = ann.token.partition("_")
+        for forged in (f"{player_id}_{secret[:-1]}{'A' if secret[-1] != 'A' else 'B'}", f"{player_id}_", player_id):
+            with pytest.raises(LinkError) as info:
+                async with ScriptedClient(server.port, "ann", forged):
+                    pass
+            assert info.value.code == "bad_token"
+        async with ScriptedClient(server.port, "ann") as impostor:  # same name, no secret: a new player
+            assert impostor.link.welcome.player_id != ann.player_id
+            assert (await impostor.request(m.ListTables))["balance"] == 500
+
+        # The carried balance is what she buys in with (all of it, if the stack is larger).
+        created = await back.request(m.CreateTable, name="again", settings=m.TableSettings(seats=2, stack=5000))
+        back.table_id, back.seat = created["table_id"], created["seat"]
+        await back.request(m.AddBot)
+        await back.request(m.Start)
+        view = await back.client.wait_for(lambda: back.client.views.get(back.table_id, {}).get("round"))
+        assert view and (await back.request(m.ListTables))["balance"] == 0
+        me = next(p for p in back.client.views[back.table_id]["players"] if p["seat"] == back.seat)
+        assert me["stack"] + me["contributed"] == balances["ann"]
+        await back.disconnect()
+    finally:
+        await server.close()
+    conn = sqlite3.connect(server.db)
+    try:
+        stored = dict(conn.execute("SELECT player_id, secret_sha256 FROM players").fetchall())
+        dump = "\n".join(conn.iterdump())
+    finally:
+        conn.close()
+    assert stored[ann.player_id] == hashlib.sha256(secret.encode()).digest()
+    assert secret not in dump and ann.token not in dump
+
+
+async def test_exported_history_replays_to_the_same_final_stacks(tmp_path):
+    server = ServerProcess(tmp_path, *FAST, "--seed", "export")
+    try:
+        await server.start()
+        players = await seat(server, ["ann", "bob", "cat"], bots=1, stack=60)
+        assert await asyncio.wait_for(asyncio.gather(*(p.play() for p in players)), 60) == [True] * 3
+        seen = players[0].views[-1]
+        exported = run_cli("export", "--data-dir", str(tmp_path), "--format", "json")  # while the server runs
+        text = run_cli("export", "--data-dir", str(tmp_path), "--table", players[0].table_id)
+    finally:
+        await server.close()
+    assert exported.returncode == 0, exported.stderr
+    (table,) = json.loads(exported.stdout)["tables"]
+    game = replay(table)
+    final = {str(s): p.stack for s, p in game.players.items()}
+    assert game.phase == "over" and final == table["final_stacks"]
+    assert {str(s["seat"]): s["stack"] for s in seen["standings"]} == final
+    assert [r["round"] for r in table["rounds"]] == list(range(1, game.round_no + 1))
+    for entry in table["rounds"]:  # each round's own actions are a slice of the game's log
+        assert entry["actions"] == table["actions"][entry["first_seq"]:entry["last_seq"] + 1]
+        assert entry["result"]["round"] == entry["round"]
+    assert text.returncode == 0, text.stderr
+    assert "--- Round 1:" in text.stdout and "is dealt" in text.stdout and "Final stacks:" in text.stdout
+    missing = run_cli("export", "--data-dir", str(tmp_path), "--table", "t999")
+    assert missing.returncode == 2 and "no table 't999'" in missing.stderr
+
+
+# ----------------------------------------------------------------- refusing bad databases
+
+
+def make_store(path: Path, players: int = 10) -> Path:
+    store = Store.open_dir(path)
+    for i in range(players):
+        store.add_player(f"p{i}", f"name{i}", secret_hash(str(i)), 100)
+    store.commit()
+    store.close()
+    return path / DB_NAME
+
+
+def refused(data_dir: Path, *needles: str) -> None:
+    db = data_dir / DB_NAME
+    before = db.read_bytes() if db.exists() else None
+    result = run_cli("--host", "127.0.0.1", "--port", "0", "--data-dir", str(data_dir))
+    assert result.returncode == 2, result.stderr
+    assert "Traceback" not in result.stderr
+    for needle in needles:
+        assert needle in result.stderr, result.stderr
+    assert (db.read_bytes() if db.exists() else None) == before  # nothing was written
+
+
+def test_a_file_that_is_not_a_database_is_refused(tmp_path):
+    (tmp_path / DB_NAME).write_bytes(b"these are my notes, not a database\n" * 200)
+    refused(tmp_path, "is not an SQLite database", str(tmp_path / DB_NAME))
+
+
+def test_another_programs_sqlite_database_is_refused(tmp_path):
+    conn = sqlite3.connect(tmp_path / DB_NAME)
+    conn.execute("CREATE TABLE recipes (name TEXT)")
+    conn.commit()
+    conn.close()
+    refused(tmp_path, "not a Down and Back one")
+
+
+def test_a_newer_schema_is_refused(tmp_path):
+    db = make_store(tmp_path)
+    conn = sqlite3.connect(db)
+    conn.execute("UPDATE schema_version SET version = 99")
+    conn.commit()
+    conn.close()
+    refused(tmp_path, "newer dab-server", "version 99", "Upgrade dab-server")
+
+
+def test_a_damaged_page_is_refused(tmp_path):
+    db = make_store(tmp_path, players=3000)
+    data = bytearray(db.read_bytes())
+    page = 4096
+    middle = len(data) // page // 2 * page
+    data[middle:middle + page] = b"\xa5" * page
+    db.write_bytes(bytes(data))
+    refused(tmp_path, "corrupt")
+
+
+def test_edited_chips_are_refused(tmp_path):
+    db = make_store(tmp_path)
+    conn = sqlite3.connect(db)
+    conn.execute("UPDATE players SET balance = balance + 1000000 WHERE player_id = 'p3'")
+    conn.commit()
+    conn.close()
+    refused(tmp_path, "chip accounts do not balance", "p3")
+
+
+def test_two_servers_cannot_share_a_data_directory(tmp_path):
+    holder = Store.open_dir(tmp_path)
+    try:
+        refused(tmp_path, "another dab-server")
+    finally:
+        holder.close()
+
+
+def test_older_schemas_are_migrated_in_order_after_a_backup(tmp_path, monkeypatch):
+    db = make_store(tmp_path)
+    steps = store_module.MIGRATIONS + [
+        (2, "players get a note", store_module._script("ALTER TABLE players ADD COLUMN note TEXT;")),
+        (3, "notes default to hello", store_module._script("UPDATE players SET note = 'hello';")),
+    ]
+    monkeypatch.setattr(store_module, "MIGRATIONS", steps)
+    with pytest.raises(StoreError, match="start dab-server once"):
+        Store.open_dir(tmp_path, migrate=False)
+    store = Store.open_dir(tmp_path)
+    try:
+        assert store.version == 3
+        assert store.conn.execute("SELECT count(*) FROM players WHERE note = 'hello'").fetchone()[0] == 10
+    finally:
+        store.close()
+    backup = sqlite3.connect(f"{db}.v1.bak")
+    try:
+        assert backup.execute("SELECT version FROM schema_version").fetchone()[0] == 1
+        assert backup.execute("SELECT count(*) FROM players").fetchone()[0] == 10
+    finally:
+        backup.close()
+    monkeypatch.setattr(store_module, "MIGRATIONS", steps[:1])
+    with pytest.raises(StoreError, match="newer dab-server"):
+        Store.open_dir(tmp_path)
+    integrity(db)
+
+
+# ----------------------------------------------------------------- in-process
+
+
+@pytest.fixture
+async def durable(tmp_path, table_config, net_config):
+    """``await durable(**config)`` starts a server on ``tmp_path``'s database; stop it with ``.close()``."""
+    servers: list[GameServer] = []
+
+    async def start(**overrides) -> GameServer:
+        config = LobbyConfig(table=table_config, seed=b"durable", store=Store.open_dir(tmp_path), **overrides)
+        server = GameServer(Lobby(config, "dab-server test"), net_config)
+        await server.start("127.0.0.1", 0)
+        servers.append(server)
+        return server
+
+    yield start
+    for server in servers:
+        if not server.shutting_down:
+            await server.close(grace=1.0)
+
+
+async def test_a_restart_rebuilds_every_table_bit_for_bit(durable):
+    server = await durable()
+    async with AsyncExitStack() as stack:
+        ann, bob, cat, dan = [await stack.enter_async_context(ScriptedClient(server.port, n)) for n in
+                              ("ann", "bob", "cat", "dan")]
+        tokens = {c.name: c.link.token for c in (ann, bob, cat, dan)}
+        # t1: finished; t2: mid-round (ann and bob with a bot); t3: waiting, private, cat hosting a bot.
+        done = await ann.request(m.CreateTable, name="done", settings=m.TableSettings(seats=2, stack=100))
+        await bob.request(m.Join, table_id=done["table_id"])
+        await ann.request(m.Start)
+        await asyncio.wait_for(asyncio.gather(autoplay(ann, 2, host=True), autoplay(bob, 2)), 30)
+        await ann.request(m.Leave)
+        await bob.request(m.Leave)
+        live = await ann.request(m.CreateTable, name="live", settings=m.TableSettings(seats=3, stack=300))
+        await bob.request(m.Join, table_id=live["table_id"])
+        await ann.request(m.AddBot)
+        await ann.request(m.Start)
+        waiting = await cat.request(m.CreateTable, name="later", settings=m.TableSettings(seats=4), private_code="pw")
+        await cat.request(m.AddBot)
+        await dan.request(m.Watch, table_id=waiting["table_id"], private_code="pw")
+        lobby = server.lobby
+        table = lobby.tables[live["table_id"]]
+        tid = live["table_id"]
+        for _ in range(9):  # a few actions into the round
+            await ann.wait_for(lambda: table.game.to_act() and table.game.to_act()[0] in (0, 1))
+            client = ann if table.game.to_act()[0] == 0 else bob
+            view = await client.wait_for(lambda: client.views[tid]["legal"] and client.views[tid])
+            await client.act(baseline_action(view).to_data())
+        before = {tid: (t.game.to_data() if t.game else None, dict(t.seats), t.host_id, t.private_code, t.state)
+                  for tid, t in lobby.tables.items()}
+        balances = {pid: p.balance for pid, p in lobby.players.items()}
+        history = await ann.request(m.History, limit=10)
+        await server.close(grace=1.0)  # while everyone is connected: a shutdown is not a goodbye
+
+    server = await durable()
+    lobby = server.lobby
+    after = {tid: (t.game.to_data() if t.game else None, dict(t.seats), t.host_id, t.private_code, t.state)
+             for tid, t in lobby.tables.items()}
+    assert after == before and len(after) == 2  # t1 closed when its players left it
+    assert {pid: p.balance for pid, p in lobby.players.items()} == balances
+    assert not lobby.tables[waiting["table_id"]].spectators  # watching is not a seat
+    async with ScriptedClient(server.port, "ann", tokens["ann"]) as ann:
+        assert (ann.link.welcome.table_id, ann.link.welcome.seat) == (live["table_id"], 0)
+        assert await ann.request(m.History, limit=10) == history == {"rounds": []}  # t2's first round is on
+        await ann.request(m.EndGame)
+        await ann.request(m.Leave)
+        mine = (await ann.request(m.History, limit=100))["rounds"]  # away from tables: her own last rounds
+        assert [(r["table_id"], r["abandoned"]) for r in mine][-1] == (live["table_id"], True)
+        finished = [r for r in mine if r["table_id"] == done["table_id"]]
+        assert len(finished) >= 2 and [r["round"] for r in finished] == list(range(1, len(finished) + 1))
+        for entry in finished:
+            if entry["abandoned"]:  # autoplay's host ends the game during round 3
+                assert entry["round"] == 3 and all(p["down"] is None for p in entry["players"])
+                continue
+            assert all(len(p["down"]) == 4 and len(p["back"]) == 3 for p in entry["players"])
+            assert sum(entry["stacks"].values()) + (entry["carried"] or 0) == 200
+
+
+async def test_a_failed_commit_acknowledges_nothing(durable):
+    failures = []
+    server = await durable(on_fatal=failures.append)
+    async with ScriptedClient(server.port, "ann") as ann:
+        await ann.request(m.CreateTable, name="t", settings=m.TableSettings(seats=2))
+        store = server.lobby.store
+
+        def broken_commit():
+            raise sqlite3.OperationalError("disk I/O error")
+
+        store.commit = broken_commit
+        pushes = len(ann.all_views)
+        with pytest.raises(RequestFailed) as info:
+            await ann.request(m.AddBot)
+        assert info.value.code == "internal" and failures and "disk I/O error" in str(failures[0])
+        assert len(ann.all_views) == pushes  # the view showing the bot was never sent
+        del store.commit  # what the process exit does in production: the transaction never commits
+        store.conn.execute("ROLLBACK")
+        store._in_tx = False
+
+
+async def test_buying_in_needs_chips(durable):
+    server = await durable(starting_balance=15)
+    async with ScriptedClient(server.port, "ann") as ann, ScriptedClient(server.port, "bob") as bob:
+        with pytest.raises(RequestFailed) as info:
+            await ann.request(m.CreateTable, name="dear", settings=m.TableSettings(seats=2, ante=20, stack=100))
+        assert info.value.code == "insufficient_chips"
+        created = await ann.request(m.CreateTable, name="cheap", settings=m.TableSettings(seats=2, ante=10, stack=100))
+        await bob.request(m.Join, table_id=created["table_id"])
+        await ann.request(m.Start)
+        view = await ann.wait_for(lambda: ann.views and ann.view)
+        assert [p["stack"] + p["contributed"] for p in view["players"]] == [15, 15]  # all they had
+        assert (await ann.request(m.ListTables))["balance"] == 0
+
+
+async def test_absent_players_seats_are_released_after_the_grace(durable):
+    server = await durable()
+    async with ScriptedClient(server.port, "ann") as ann, ScriptedClient(server.port, "bob") as bob:
+        created = await ann.request(m.CreateTable, name="t", settings=m.TableSettings(seats=3))
+        await bob.request(m.Join, table_id=created["table_id"])
+        token = bob.link.token
+    await server.close(grace=1.0)  # a shutdown keeps the seats
+    server = await durable(restore_grace=0.3)
+    table = server.lobby.tables[created["table_id"]]
+    assert len(table.seats) == 2
+    async with ScriptedClient(server.port, "bob", token) as bob:
+        assert bob.link.welcome.seat == 1
+        await asyncio.sleep(0.6)
+        assert list(table.seats) == [1]  # ann never came back; bob keeps his seat
+        assert table.host_id == bob.link.welcome.player_id
+
+
+async def start_a_game(server: GameServer, stack: AsyncExitStack, actions: int = 7) -> tuple[ScriptedClient, str]:
+    """ann and a bot, a few of ann's actions into round 1; returns ann's client and the table id."""
+    ann = await stack.enter_async_context(ScriptedClient(server.port, "ann"))
+    created = await ann.request(m.CreateTable, name="t", settings=m.TableSettings(seats=2))
+    await ann.request(m.AddBot)
+    await ann.request(m.Start)
+    tid = created["table_id"]
+    for _ in range(actions):
+        view = await ann.wait_for(lambda: ann.views[tid]["legal"] and ann.views[tid])
+        await ann.act(baseline_action(view).to_data())
+    return ann, tid
+
+
+async def test_a_game_survives_an_engine_upgrade_from_its_checkpoint(durable, monkeypatch, caplog):
+    server = await durable()
+    async with AsyncExitStack() as stack:
+        ann, tid = await start_a_game(server, stack)
+        token = ann.link.token
+        before = server.lobby.tables[tid].game.to_data()
+        await server.close(grace=1.0)
+    # The upgrade: the same seed now deals differently, and the fingerprint says so.
+    from engine.rng import HashRng
+    from server import table as table_module
+    original = HashRng.randbelow
+    monkeypatch.setattr(HashRng, "randbelow", lambda self, n: (original(self, n) + 1) % n)
+    monkeypatch.setattr(table_module, "engine_fingerprint", lambda: "an-upgraded-engine")
+    server = await durable()
+    table = server.lobby.tables[tid]
+    assert table.game.to_data() == before  # same hands, same stock, same turn
+    assert "restoring it from its checkpoint" in caplog.text
+    assert server.lobby.store.conn.execute("SELECT engine FROM tables").fetchone() == (None,)
+    async with ScriptedClient(server.port, "ann", token) as ann:
+        assert ann.link.welcome.seat == 0
+        await asyncio.wait_for(autoplay(ann, 2, host=True), 30)
+        assert ann.views[tid]["phase"] == "over"
+        assert sum(s["stack"] for s in ann.views[tid]["standings"]) == 2000
+    await server.close(grace=1.0)
+    server = await durable()  # and again: now it always restores from its checkpoint
+    assert server.lobby.tables[tid].game.to_data()["standings"] == ann.views[tid]["standings"]
+
+
+@pytest.mark.parametrize("edit, message", [
+    ("""UPDATE actions SET action = '{"kind":"cut","position":20}' WHERE seq = 1""", "does not replay"),
+    ("UPDATE tables SET checkpoint = replace(checkpoint, '\"turn_index\":', '\"turn_index\":1')",
+     "does not reach the stored checkpoint"),
+    ("UPDATE tables SET checkpoint = substr(checkpoint, 1, 100)", "t1: stored data is damaged"),
+])
+async def test_an_edited_game_is_refused(durable, tmp_path, edit, message):
+    server = await durable()
+    async with AsyncExitStack() as stack:
+        await start_a_game(server, stack)
+        await server.close(grace=1.0)
+    conn = sqlite3.connect(tmp_path / DB_NAME)
+    assert conn.execute(edit).rowcount == 1
+    conn.commit()
+    conn.close()
+    refused(tmp_path, message)
