@@ -34,7 +34,7 @@ from .messages import (
     TablesChanged,
     ViewChanged,
 )
-from .render import Display
+from .render import Display, clean_data, plain
 from .screens.lobby import LobbyScreen
 from .screens.table import TableScreen
 from .session import CLOSED, CONNECTED, RECONNECTING, Session, Status
@@ -139,15 +139,15 @@ class DabApp(App[None]):
         from protocol import messages as m
 
         if isinstance(item, Status):
-            self.post_message(ConnectionChanged(item.state, item.text, item.attempt))
+            self.post_message(ConnectionChanged(item.state, plain(item.text), item.attempt))
         elif isinstance(item, m.View):
-            self.post_message(ViewChanged(item.table_id, dict(item.view)))
+            self.post_message(ViewChanged(item.table_id, clean_data(item.view)))
         elif isinstance(item, m.Event):
-            self.post_message(EventsArrived(item.table_id, [dict(e) for e in item.events]))
+            self.post_message(EventsArrived(item.table_id, clean_data(item.events)))
         elif isinstance(item, m.ChatMessage):
-            self.post_message(ChatArrived(item.seat, item.name, item.text, item.ts))
+            self.post_message(ChatArrived(item.seat, plain(item.name), plain(item.text), item.ts))
         elif isinstance(item, m.Tables):
-            self.post_message(TablesChanged([t.to_wire() for t in item.tables]))
+            self.post_message(TablesChanged(clean_data([t.to_wire() for t in item.tables])))
 
     def on_view_changed(self, message: ViewChanged) -> None:
         if self.table_screen is None or self.table_screen.table_id != message.table_id:
@@ -248,7 +248,7 @@ class DabApp(App[None]):
         if kind == "Leave":
             self._back_to_lobby()
         elif kind == "ListTables":
-            self._remember_tables(result.get("tables", []))
+            self._remember_tables(clean_data(result.get("tables", [])))
         elif kind == "CreateTable" and "table_id" in result:
             settings = fields.get("settings")
             wire = settings.to_wire() if hasattr(settings, "to_wire") else dict(settings or {})
@@ -265,6 +265,14 @@ class DabApp(App[None]):
     def _rejected(self, kind: str, code: str, text: str) -> None:
         if self.table_screen is not None:
             self.table_screen.post_message(RequestRejected(kind, code, text))
+
+    ASCII_KEYS = {"⏎": "enter", "←→": "<-/->", "←": "<-", "→": "->", "↑": "up", "↓": "down", "␣": "space"}
+
+    def get_key_display(self, binding: Binding) -> str:
+        text = super().get_key_display(binding)
+        if self.display_options.ascii:
+            return self.ASCII_KEYS.get(text, text)
+        return text
 
     # ------------------------------------------------------------ actions
 

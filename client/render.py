@@ -8,6 +8,8 @@ control characters, so an escape sequence in a name cannot reach the terminal.
 
 from __future__ import annotations
 
+import re
+import unicodedata
 from dataclasses import dataclass
 from typing import Any, Iterable, Mapping, Sequence
 
@@ -19,6 +21,33 @@ RANK_ORDER = {r: i for i, r in enumerate(["A", "2", "3", "4", "5", "6", "7", "8"
 SUIT_ORDER = {"S": 0, "H": 1, "D": 2, "C": 3}
 
 RED, GREEN, BLUE = "#ff5f5f", "#5fd75f", "#6f9fff"
+
+# An escape sequence (CSI / OSC / two-character), then any other control or format character.
+_ESCAPES = re.compile(r"\x1b(?:\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b]*(?:\x07|\x1b\\)?|[@-_])?|\x9b[0-?]*[ -/]*[@-~]")
+
+
+def plain(text: str) -> str:
+    """``text`` without escape sequences, control or format characters (bidi overrides...).
+
+    The server cleans names and chat already; the client does it again, so no
+    server can make a name repaint someone's terminal. Tabs and newlines become spaces.
+    """
+    if text.isprintable():
+        return text
+    text = _ESCAPES.sub("", text)
+    return "".join(" " if c in "\t\n\r" else c for c in text
+                   if c in "\t\n\r" or unicodedata.category(c) not in ("Cc", "Cf", "Cs", "Co", "Cn", "Zl", "Zp"))
+
+
+def clean_data(obj: Any) -> Any:
+    """A copy of server data (views, events, table lists) with every string made :func:`plain`."""
+    if isinstance(obj, str):
+        return plain(obj)
+    if isinstance(obj, dict):
+        return {key: clean_data(value) for key, value in obj.items()}
+    if isinstance(obj, (list, tuple)):
+        return [clean_data(value) for value in obj]
+    return obj
 
 
 def split_card(card: str) -> tuple[str, str]:
@@ -66,6 +95,18 @@ class Display:
 
     def cards(self, cards: Iterable[str], sep: str = " ") -> Content:
         return Content(sep).join([self.card(c) for c in cards])
+
+    @property
+    def enter(self) -> str:
+        return "Enter" if self.ascii else "⏎"
+
+    @property
+    def arrows(self) -> str:
+        return "<-/->" if self.ascii else "←→"
+
+    @property
+    def dash(self) -> str:
+        return "-" if self.ascii else "—"
 
     @property
     def back_glyph(self) -> str:
@@ -144,17 +185,23 @@ def describe_event(event: Mapping[str, Any], names: Mapping[int, str], display: 
     """One log line for a table event (a record from the engine), or ``None`` to skip it."""
     kind = event.get("kind")
     seat = event.get("seat")
-    who = name_part(names, seat)
     you = seat is not None and seat == me
+    who = Content.styled("You", "bold") if you else name_part(names, seat)
+
+    def verb(word: str) -> str:  # "You take" / "Ann takes"
+        if you:
+            return word
+        return word + ("es" if word.endswith(("s", "sh", "ch")) else "s")
+
     c = display.card
     if kind == "round":
         return Content.assemble(
-            (f"— Round {event.get('round')} — ", "bold"), name_part(names, event.get("dealer")), " deals, ",
+            (f"{display.dash} Round {event.get('round')} {display.dash} ", "bold"), name_part(names, event.get("dealer")), " deals, ",
             name_part(names, event.get("cutter")), f" cuts; pot {chips(event.get('pot', 0))}",
         )
     if kind == "cut":
         how = "at random" if event.get("random") else f"at {event.get('position')}"
-        return Content.assemble(who, f" cuts the deck {how}")
+        return Content.assemble(who, f" {verb('cut')} the deck {how}")
     if kind == "deal":
         if you and event.get("hand"):
             return Content.assemble("You are dealt ", display.cards(event["hand"]))
@@ -164,21 +211,21 @@ def describe_event(event: Mapping[str, Any], names: Mapping[int, str], display: 
     if kind == "take_stock":
         if you and event.get("card"):
             return Content.assemble(who, " take ", c(event["card"]), " from the stock")
-        return Content.assemble(who, " takes from the stock")
+        return Content.assemble(who, f" {verb('take')} from the stock")
     if kind == "take_discard":
-        return Content.assemble(who, " takes ", c(event["card"]), " from the pile")
+        return Content.assemble(who, f" {verb('take')} ", c(event["card"]), " from the pile")
     if kind == "discard":
-        return Content.assemble(who, " throws ", c(event["card"]))
+        return Content.assemble(who, f" {verb('throw')} ", c(event["card"]))
     if kind == "skip":
-        return Content.assemble(who, " skips")
+        return Content.assemble(who, f" {verb('skip')}")
     if kind == "call_end":
-        return Content.assemble(who, (f" calls the end: last orbit is {event.get('orbit')}", "bold"))
+        return Content.assemble(who, (f" {verb('call')} the end: the last orbit is {event.get('orbit')}", "bold"))
     if kind == "reshuffle":
         return Content(f"The pile is shuffled into a new stock of {event.get('stock')}")
     if kind == "showdown":
         return Content.styled("Showdown: split your cards 4 + 3", "bold")
     if kind == "split_in":
-        return Content.assemble(who, " has split") if not you else Content("Your split is in")
+        return Content("Your split is in") if you else Content.assemble(who, " has split")
     if kind == "reveal":
         return Content.assemble(
             who, ": ", display.cards(event.get("down", [])), f" {event.get('down_name', '')} / ",
@@ -189,9 +236,9 @@ def describe_event(event: Mapping[str, Any], names: Mapping[int, str], display: 
     if kind == "timeout":
         return Content.assemble(who, (" ran out of time: played automatically", "#ffaf5f"))
     if kind == "away":
-        return Content.assemble(who, " sits out")
+        return Content.assemble(who, f" {verb('sit')} out" if not you else " sit out")
     if kind == "back":
-        return Content.assemble(who, " is back")
+        return Content.assemble(who, " are back" if you else " is back")
     if kind == "game_over":
         return Content.styled(f"Game over: {event.get('reason', '')}", "bold")
     return None

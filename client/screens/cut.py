@@ -60,7 +60,7 @@ class CutScreen(ModalScreen[dict[str, Any] | None]):
 
     def on_mount(self) -> None:
         self._update()
-        self.set_deadline(self.deadline_ms)
+        self.query_one(Countdown).set_deadline(self.deadline_ms, "", True)
 
     def set_deadline(self, deadline_ms: int | None) -> None:
         """Time left for this decision (may be called before the screen is mounted)."""

@@ -10,6 +10,7 @@ from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Grid, Horizontal, Vertical
+from textual.css.query import NoMatches
 from textual.content import Content
 from textual.reactive import var
 from textual.screen import ModalScreen, Screen
@@ -84,7 +85,10 @@ class LobbyScreen(Screen[None]):
 
     def watch_tables(self, tables: list[dict[str, Any]]) -> None:
         if self.is_mounted:
-            self._fill(tables)
+            try:
+                self._fill(tables)
+            except NoMatches:  # torn down while the app closes
+                pass
 
     def _fill(self, tables: list[dict[str, Any]]) -> None:
         table = self.query_one(DataTable)

@@ -108,14 +108,15 @@ class ShowdownScreen(Screen[dict[str, Any] | None]):
     def on_mount(self) -> None:
         if not self.query("#showdown-help"):
             return  # closed before it was mounted (the deadline passed)
+        display = _display(self)
         self.query_one("#showdown-help", Static).update(Content.assemble(
-            ("Move with ←→ (or 1-7), ", "dim"), ("space", "bold"), (" picks a card, ", "dim"),
-            ("space", "bold"), (" on another swaps them. ", "dim"), ("⏎", "bold"), (" confirms.", "dim"),
+            (f"Move with {display.arrows} (or 1-7), ", "dim"), ("space", "bold"), (" picks a card, ", "dim"),
+            ("space", "bold"), (" on another swaps them. ", "dim"), (display.enter, "bold"), (" confirms.", "dim"),
         ))
         view = self.query_one(SplitView)
         view.opponents = self.opponents
         self.action_best()
-        self.set_deadline(self.deadline_ms)
+        self.query_one(Countdown).set_deadline(self.deadline_ms, "You", True)
 
     def set_deadline(self, deadline_ms: int | None) -> None:
         """Time left for this decision (may be called before the screen is mounted)."""
@@ -229,7 +230,7 @@ def reveal_content(showdown: Mapping[str, Any], names: Mapping[int, str], me: in
             parts.append(Content(", ").join([
                 Content.assemble(Content(names.get(d["seat"], "?")), " ", display.card(d["card"])) for d in draw
             ]))
-        parts += [(" → " if not display.ascii else " -> ", "dim"),
+        parts += [(" -> " if display.ascii else " → ", "dim"),
                   Content.styled(names.get(showdown.get(winner_key), "?"), "bold")]
         lines.append(Content.assemble(*parts))
     lines.append(Content(""))

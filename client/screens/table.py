@@ -255,8 +255,8 @@ class TableScreen(Screen[None]):
             return Content.styled("You are watching this table.\nl: back to the lobby", "dim")
         if phase == "lobby":
             if table.get("host_seat") == me:
-                return Content.assemble("You host this table.\n", key("b"), " add a bot  ", key("x"), " remove\n",
-                                        key("g"), " start the game")
+                return Content.assemble("You host this table.\n", key("b"), " add a bot\n", key("x"),
+                                        " remove a bot\n", key("g"), " start the game")
             host = table.get("host_seat")
             return Content.assemble("Waiting for ", name(host) if host is not None else Content("the host"),
                                     "\nto start the game.")
@@ -268,8 +268,8 @@ class TableScreen(Screen[None]):
             return Content.assemble(name(view.get("cutter")), " is cutting the deck.")
         if phase == "play":
             if "discard" in legal:
-                return Content.assemble(("Throw a card:", "bold"), "\n", key("1-8"), " or ", key("←→"),
-                                        " then ", key("⏎"))
+                return Content.assemble(("Throw a card:", "bold"), "\n", key("1-8"), " or ", key(d.arrows),
+                                        " then ", key(d.enter))
             if "take_stock" in legal:
                 parts: list[Any] = [("Your turn.", "bold"), "\n", key("s"), " take from the stock"]
                 if "take_discard" in legal and view.get("discard_pile"):

@@ -69,16 +69,25 @@ class SeatPanel(Widget):
         marker = (">" if display.ascii else "▶") if s.turn else str(s.seat + 1)
         name = Content.assemble((marker + " ", "bold #ffd75f" if s.turn else "dim"),
                                 Content.styled(s.name, "bold" if s.me or s.turn else ""))
-        name = name.truncate(width, ellipsis=True)
         badges = []
         if s.dealer:
             badges.append(("(D)" if display.ascii else "Ⓓ", "bold #ffd75f"))
-        if s.host and s.stack is None:
-            badges.append(("host", "dim"))
         stack = Content.assemble(
             (chips(s.stack) if s.stack is not None else "", "#87d787"),
             *[part for badge in badges for part in (" ", badge)],
-        ).truncate(width)
+        )
+        status, short = self._status(s, display)
+        if name.cell_length <= width:
+            return Content("\n").join([name, stack.truncate(width), status.truncate(width)])
+        # A long name takes two lines; chips and status share the third.
+        lines = name.fold(width)
+        if len(lines) > 2:
+            lines = [lines[0], Content("").join(lines[1:]).truncate(width, ellipsis=True)]
+        return Content("\n").join([*lines, Content.assemble(stack, " ", short).truncate(width)])
+
+    @staticmethod
+    def _status(s: SeatState, display: Display) -> tuple[Content, Content]:
+        """The status line, and a short form of it for a crowded panel."""
         if s.out:
             status = Content.styled("out of chips", "dim")
         elif not s.connected:
@@ -90,13 +99,14 @@ class SeatPanel(Widget):
         elif s.deciding:
             status = Content.styled("splitting…", "#ffd75f")
         elif s.cards:
-            backs = display.back_glyph * s.cards
-            status = Content.assemble((backs, "#5f87af"), (f" {s.cards}", "dim"))
+            backs = Content.styled(display.back_glyph * s.cards, "#5f87af")
+            return (Content.assemble(backs, (f" {s.cards}", "dim")),
+                    Content.assemble((display.back_glyph, "#5f87af"), (str(s.cards), "dim")))
         elif s.bot:
             status = Content.styled("bot", "dim")
         else:
             status = Content("")
-        return Content("\n").join([name, stack, status.truncate(width)])
+        return status, status
 
 
 class PilePanel(Widget):

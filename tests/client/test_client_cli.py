@@ -1,0 +1,146 @@
+"""The command line: addresses, remembered settings, and one-line errors instead of tracebacks."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import socket
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from client.__main__ import build_parser, main, run
+from client.address import Address, AddressError, parse_address
+from client.app import DabApp
+from client.config import ClientConfig, config_dir
+from protocol import messages as m
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ("example.org", Address("example.org", 7777)),
+    ("example.org:7000", Address("example.org", 7000)),
+    ("127.0.0.1:1", Address("127.0.0.1", 1)),
+    ("[::1]:7777", Address("::1", 7777)),
+    ("[::1]", Address("::1", 7777)),
+    ("::1", Address("::1", 7777)),
+    (" host ", Address("host", 7777)),
+])
+def test_parse_address(text, expected):
+    assert parse_address(text) == expected
+
+
+@pytest.mark.parametrize("text", ["", ":7777", "host:", "host:0", "host:65536", "host:http", "[::1", "[::1]x",
+                                  "a b:1", "user@host"])
+def test_bad_addresses_say_why(text):
+    with pytest.raises(AddressError) as info:
+        parse_address(text)
+    assert "\n" not in str(info.value)
+
+
+def test_address_prints_back():
+    assert str(Address("::1", 7000)) == "[::1]:7000" and str(Address("h", 1)) == "h:1"
+
+
+def test_config_round_trip_and_damaged_file(config_dir):
+    assert config_dir == Path(os.environ["DAB_CONFIG_DIR"])  # the test dir, never $HOME
+    assert config_dir.resolve() != Path.home().resolve()
+    config = ClientConfig.load()
+    assert config == ClientConfig()
+    config.name, config.last_server, config.tokens = "Zed", "h:1", {"h:1": "abc_def"}
+    config.save()
+    data = json.loads((config_dir / "client.json").read_text())
+    assert data == {"name": "Zed", "last_server": "h:1", "tokens": {"h:1": "abc_def"}}
+    assert ClientConfig.load() == config
+    (config_dir / "client.json").write_text("{not json")
+    assert ClientConfig.load() == ClientConfig()
+    other = config_dir / "elsewhere"
+    assert config_dir_override_works(other)
+
+
+def config_dir_override_works(path: Path) -> bool:
+    config = ClientConfig.load(path)
+    config.name = "Q"
+    config.save()
+    return ClientConfig.load(path).name == "Q" and config_dir(path) == path
+
+
+def closed_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def test_refused_connection_is_one_line_and_nonzero(capsys):
+    code = main([f"127.0.0.1:{closed_port()}"])
+    err = capsys.readouterr().err
+    assert code == 3
+    assert err.count("\n") == 1 and err.startswith("dab-client: cannot connect to 127.0.0.1:")
+    assert "refused" in err and "Traceback" not in err
+
+
+def test_bad_address_is_a_usage_error(capsys):
+    assert main(["host:notaport"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "bad port 'notaport'" in err
+
+
+def test_help_and_version(capsys):
+    for flag in ("--help", "--version"):
+        with pytest.raises(SystemExit) as info:
+            main([flag])
+        assert info.value.code == 0
+    out = capsys.readouterr().out
+    assert "practice game" in out and "--ascii" in out and "--four-colour" in out and "dab-client " in out
+
+
+async def test_version_mismatch_is_reported_plainly(capsys):
+    async def fake_server(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        await reader.read(65536)  # the hello (request id 1)
+        writer.write(m.encode(m.Error(id=1, code="version_mismatch", message="server speaks protocol 9, client sent 1")))
+        writer.write(m.encode(m.Bye(reason="version_mismatch", message="server speaks protocol 9, client sent 1")))
+        await writer.drain()
+        writer.close()
+
+    server = await asyncio.start_server(fake_server, "127.0.0.1", 0)
+    port = server.sockets[0].getsockname()[1]
+    try:
+        code = await run(build_parser().parse_args([f"127.0.0.1:{port}"]), ClientConfig.load())
+    finally:
+        server.close()
+    err = capsys.readouterr().err
+    assert code == 3 and err.count("\n") == 1
+    assert "refused the connection: server speaks protocol 9, client sent 1 (version_mismatch)" in err
+
+
+async def test_name_and_token_are_remembered_per_server(server, monkeypatch, config_dir):
+    seen: list[tuple[str, bool]] = []
+
+    async def no_terminal(self: DabApp) -> None:
+        seen.append((self.player_name, self.session.welcome.resumed))
+
+    monkeypatch.setattr(DabApp, "run_async", no_terminal)
+    address = f"127.0.0.1:{server.port}"
+    assert await run(build_parser().parse_args([address, "--name", "Zed"]), ClientConfig.load()) == 0
+    config = ClientConfig.load()
+    assert config.name == "Zed" and config.last_server == address and config.tokens[address]
+    assert await run(build_parser().parse_args([address]), ClientConfig.load()) == 0
+    assert seen == [("Zed", False), ("Zed", True)]  # the second time: the same player, resumed
+    # A server that forgot us (restarted): the stale token is dropped and we start afresh.
+    config.tokens[address] = "0123abcd_stale"
+    config.save()
+    assert await run(build_parser().parse_args([address]), ClientConfig.load()) == 0
+    assert seen[-1] == ("Zed", False) and ClientConfig.load().tokens[address] != "0123abcd_stale"
+
+
+def test_entry_point_process_fails_cleanly(tmp_path):
+    env = dict(os.environ, DAB_CONFIG_DIR=str(tmp_path), PYTHONPATH=str(ROOT))
+    result = subprocess.run([sys.executable, "-m", "client", f"127.0.0.1:{closed_port()}"], cwd=ROOT, env=env,
+                            capture_output=True, text=True, timeout=30)
+    assert result.returncode == 3
+    assert result.stderr.count("\n") == 1 and "cannot connect" in result.stderr and "Traceback" not in result.stderr
+    assert result.stdout == ""
