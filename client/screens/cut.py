@@ -59,6 +59,8 @@ class CutScreen(ModalScreen[dict[str, Any] | None]):
         yield Footer(compact=True)
 
     def on_mount(self) -> None:
+        if not self.query(Countdown):
+            return  # closed before it was mounted (the cut was made for us)
         self._update()
         self.query_one(Countdown).set_deadline(self.deadline_ms, "", True)
 
