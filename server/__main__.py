@@ -64,6 +64,8 @@ def build_parser() -> argparse.ArgumentParser:
                         "(default: the platform's user data directory)")
     parser.add_argument("--memory", action="store_true", help="keep nothing on disk: every chip and table is "
                         "lost when the server stops (testing only)")
+    parser.add_argument("--no-group-commit", action="store_true", help="commit each request on its own "
+                        "instead of once per event-loop iteration (slower under load; for measurements)")
     parser.add_argument("--starting-balance", type=positive(int), default=10_000, metavar="CHIPS",
                         help="chips a new player starts with (default 10000)")
     parser.add_argument("--seed", default=None, help="fixed shuffle seed (testing and replays only)")
@@ -99,6 +101,7 @@ def config_from(args: argparse.Namespace, store: Store | None = None) -> tuple[L
     lobby = LobbyConfig(
         table=table, default_ante=args.ante, default_stack=args.stack,
         seed=args.seed.encode() if args.seed else None, store=store, starting_balance=args.starting_balance,
+        group_commit=not args.no_group_commit,
     )
     net = NetConfig(max_connections=args.max_connections, rate=args.request_rate, burst=2 * args.request_rate)
     return lobby, net

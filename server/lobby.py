@@ -6,10 +6,13 @@ per-session send path, so ordering on one connection is preserved.
 
 Durability (when the lobby has a :class:`~server.store.Store`): each request,
 hello, disconnect and timer step is one unit of work (:meth:`Lobby.atomic`).
-Its writes form one SQLite transaction, committed (fsync) *before* the pushes
-it produced and its ``ok`` leave, so no client ever hears of a state that a
-crash could take back. If a commit fails the process exits at once: memory is
-then ahead of the disk, and the restart restores the last durable state.
+Its writes are committed (fsync) *before* the pushes it produced and its
+``ok`` leave, so no client ever hears of a state that a crash could take back.
+With ``group_commit`` the units of one event-loop iteration share one
+transaction: the commit runs at the start of the next iteration, then every
+held message goes out (``handle`` returns None and sends the reply itself).
+If a commit fails the process exits at once: memory is then ahead of the
+disk, and the restart restores the last durable state.
 
 Identity and chips: a new player gets ``player_id`` and a random secret; the
 token ``<player_id>_<secret>`` is theirs to keep (the client stores it per
@@ -77,6 +80,7 @@ class LobbyConfig:
     starting_balance: int = 10_000  # chips granted to a new player
     restore_grace: float = 120.0  # after a restart: how long seats at tables not playing wait for their players
     on_fatal: Callable[[BaseException], None] = fatal_exit
+    group_commit: bool = True  # one fsync per event-loop iteration instead of one per request
 
 
 class Lobby:
@@ -89,8 +93,9 @@ class Lobby:
         self._table_ids = itertools.count(1)
         self._tables_push_pending = False
         self._depth = 0
-        self._outbox: list[tuple[str, m.Message]] = []
+        self._outbox: list[tuple[str, m.Message, "ClientSession | None"]] = []
         self._touched: dict[str, Table] = {}
+        self._commit_pending = False  # a group commit is scheduled; messages wait for it
         self._closing = False
         self._reaper: asyncio.TimerHandle | None = None
         if self.store is not None:
@@ -114,7 +119,23 @@ class Lobby:
         finally:
             self._depth -= 1
             if self._depth == 0:
-                self._commit_and_flush()
+                self._unit_done()
+
+    def _unit_done(self) -> None:
+        if self.store is None or not self.config.group_commit:
+            self._commit_and_flush()
+        elif self._commit_pending:
+            pass  # this unit's writes and messages join the scheduled commit
+        elif self.store.pending:
+            self._commit_pending = True
+            asyncio.get_running_loop().call_soon(self._group_commit)
+        else:
+            self._commit_and_flush()  # nothing to make durable: send now
+
+    def _group_commit(self) -> None:
+        if self._commit_pending:
+            self._commit_pending = False
+            self._commit_and_flush()
 
     def touched(self, table: Table) -> None:
         """``table``'s game changed in this unit: checkpoint it before the commit."""
@@ -131,8 +152,11 @@ class Lobby:
             except sqlite3.Error as exc:
                 self.config.on_fatal(exc)
                 raise
-        for player_id, message in outbox:
-            self._deliver(player_id, message)
+        for player_id, message, session in outbox:
+            if session is None:
+                self._deliver(player_id, message)
+            elif not session.closed:
+                session.push(message)
 
     def _restore(self) -> None:
         """Load players and every open table as they were; deadlines start afresh."""
@@ -190,8 +214,8 @@ class Lobby:
     # ------------------------------------------------------------ Hub for tables
 
     def send(self, player_id: str, message: m.Message) -> None:
-        if self._depth:
-            self._outbox.append((player_id, message))
+        if self._depth or self._commit_pending:
+            self._outbox.append((player_id, message, None))
         else:
             self._deliver(player_id, message)
 
@@ -215,7 +239,7 @@ class Lobby:
         message = m.Tables(tables=self.summaries())
         for player in self.players.values():
             if player.session is not None and player.table_id is None:
-                player.session.push(message)
+                self.send(player.player_id, message)
 
     def table_finished(self, table: Table) -> None:
         """A finished table stays for its standings until everyone has left."""
@@ -231,7 +255,9 @@ class Lobby:
         A new player is durable before their welcome (and token) goes out.
         """
         with self.atomic():
-            return self._hello(session, msg)
+            welcome = self._hello(session, msg)
+        self._group_commit()  # the welcome goes out now: commit whatever is pending first
+        return welcome
 
     def _hello(self, session: "ClientSession", msg: m.Hello) -> m.Welcome:
         if self._closing:
@@ -304,8 +330,19 @@ class Lobby:
 
     # ------------------------------------------------------------ requests
 
-    def handle(self, player_id: str, msg: m.Message) -> m.Message:
-        """Answer one request with ``ok`` or ``error``; never raise."""
+    def handle(self, player_id: str, msg: m.Message) -> m.Message | None:
+        """Answer one request with ``ok`` or ``error``; never raise.
+
+        Returns None when a group commit is pending: the reply then goes out
+        (to the session that asked) right after that commit.
+        """
+        reply = self._handle(player_id, msg)
+        if self._commit_pending:
+            self._outbox.append((player_id, reply, self.players[player_id].session))
+            return None
+        return reply
+
+    def _handle(self, player_id: str, msg: m.Message) -> m.Message:
         handler: Callable[[PlayerRecord, Any], dict[str, Any] | None] | None = self._handlers.get(type(msg))
         request_id = getattr(msg, "id", None)
         if handler is None:
@@ -462,12 +499,14 @@ class Lobby:
 
     def close(self) -> None:
         """Stop timers and close the store; seats and games stay stored for the next start."""
+        self._group_commit()
         self._closing = True
         if self._reaper is not None:
             self._reaper.cancel()
         for table in self.tables.values():
             table.close()
         if self.store is not None:
+            log.info("store: %d commits", self.store.commits)
             self.store.close()
 
 

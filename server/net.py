@@ -154,7 +154,9 @@ class ClientSession:
             self.push(m.Error(id=request_id, code="rate_limited", message="chat is limited to one message a second"))
             return
         assert self.player_id is not None
-        self.push(self.server.lobby.handle(self.player_id, message))
+        reply = self.server.lobby.handle(self.player_id, message)
+        if reply is not None:  # None: the lobby sends it after the group commit
+            self.push(reply)
 
     def _hello(self, message: m.Hello) -> None:
         if self.server.shutting_down:
