@@ -463,15 +463,14 @@ class Store:
             (table_id, seq, seat, _json(action), time.time()),
         )
 
-    def checkpoint(self, table_id: str, state: dict[str, Any], actions: int) -> None:
-        """The game as it stands after ``actions`` actions (``state``: ``Game.to_data()`` minus history)."""
+    def checkpoint(
+        self, table_id: str, state: str, actions: int, round_no: int, phase: str, pot: int, stacks: dict[int, int],
+    ) -> None:
+        """The game as it stands after ``actions`` actions (``state``: ``Game.to_data()`` minus history, as JSON)."""
         self._write(
             "UPDATE tables SET actions = ?, round_no = ?, phase = ?, pot = ?, stacks = ?, checkpoint = ? "
             "WHERE table_id = ?",
-            (
-                actions, state["round_no"], state["phase"], state["pot"],
-                _json({str(p["seat"]): p["stack"] for p in state["players"]}), _json(state), table_id,
-            ),
+            (actions, round_no, phase, pot, _json({str(s): v for s, v in stacks.items()}), state, table_id),
         )
 
     def set_engine(self, table_id: str, engine: str | None) -> None:

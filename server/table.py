@@ -194,8 +194,12 @@ class Table:
 
     def save_checkpoint(self) -> None:
         """Store the whole engine state (called by the lobby just before it commits)."""
-        if self.store is not None and self.game is not None:
-            self.store.checkpoint(self.table_id, checkpoint_state(self.game), len(self.game.history))
+        game = self.game
+        if self.store is not None and game is not None:
+            self.store.checkpoint(
+                self.table_id, checkpoint_json(game), len(game.history), game.round_no, game.phase, game.pot,
+                self._stacks(),
+            )
 
     # ------------------------------------------------------------ state
 
@@ -682,11 +686,24 @@ def public_round(entry: dict[str, Any]) -> dict[str, Any]:
     return public
 
 
-def checkpoint_state(game: Game) -> dict[str, Any]:
-    """``Game.to_data()`` without the history (the action log holds it), as JSON reads it back."""
-    data = game.to_data()
+def checkpoint_json(game: Game) -> str:
+    """``Game.to_data()`` without the history (the action log holds it), as JSON text.
+
+    The history is set aside while ``to_data`` runs: copying it would make each
+    checkpoint cost more as the game goes on.
+    """
+    history, game.history = game.history, []
+    try:
+        data = game.to_data()
+    finally:
+        game.history = history
     del data["history"]
-    return json.loads(json.dumps(data))
+    return json.dumps(data, separators=(",", ":"))
+
+
+def checkpoint_state(game: Game) -> dict[str, Any]:
+    """The checkpoint as JSON reads it back (what :meth:`Table.restore` compares)."""
+    return json.loads(checkpoint_json(game))
 
 
 @functools.cache
