@@ -140,7 +140,7 @@ async def serve(args: argparse.Namespace, store: Store | None = None) -> int:
 def export(argv: list[str]) -> int:
     args = build_export_parser().parse_args(argv)
     try:
-        store = Store.open_dir(data_dir(args), lock=False, migrate=False)
+        store = Store.open_dir(data_dir(args), lock=False, migrate=False, create=False)
     except StoreError as exc:
         print(f"dab-server export: error: {exc}", file=sys.stderr)
         return 2

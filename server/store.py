@@ -254,9 +254,13 @@ class Store:
             raise
 
     @classmethod
-    def open_dir(cls, data_dir: str | os.PathLike[str], *, lock: bool = True, migrate: bool = True) -> "Store":
+    def open_dir(
+        cls, data_dir: str | os.PathLike[str], *, lock: bool = True, migrate: bool = True, create: bool = True,
+    ) -> "Store":
         """Open (or create) the database in ``data_dir``, holding its lock while open."""
         directory = Path(data_dir).expanduser()
+        if not create and not (directory / DB_NAME).exists():
+            raise StoreError(f"there is no Down and Back database in {directory} (no {DB_NAME})")
         try:
             directory.mkdir(parents=True, exist_ok=True, mode=0o700)
         except OSError as exc:

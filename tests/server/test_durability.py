@@ -193,6 +193,9 @@ async def test_exported_history_replays_to_the_same_final_stacks(tmp_path):
     assert "--- Round 1:" in text.stdout and "is dealt" in text.stdout and "Final stacks:" in text.stdout
     missing = run_cli("export", "--data-dir", str(tmp_path), "--table", "t999")
     assert missing.returncode == 2 and "no table 't999'" in missing.stderr
+    nothing = run_cli("export", "--data-dir", str(tmp_path / "elsewhere"))
+    assert nothing.returncode == 2 and "there is no Down and Back database" in nothing.stderr
+    assert not (tmp_path / "elsewhere").exists()
 
 
 # ----------------------------------------------------------------- refusing bad databases
