@@ -31,10 +31,11 @@ def _display(widget: Widget) -> Display:
 def evaluate_split(down: Sequence[str], back: Sequence[str], opponents: int) -> tuple[str, str, float]:
     """Names of both hands and the win-both estimate of this arrangement."""
     from engine.cards import parse_cards
-    from engine.hands import evaluate3, evaluate4, percentile3, percentile4, win_both_estimate
+    from engine.hands import evaluate3, evaluate4, win_both_chance
 
-    d, b = evaluate4(parse_cards(list(down))), evaluate3(parse_cards(list(back)))
-    return d.name, b.name, win_both_estimate(percentile4(d) * percentile3(b), max(1, opponents))
+    down_cards, back_cards = parse_cards(list(down)), parse_cards(list(back))
+    d, b = evaluate4(down_cards), evaluate3(back_cards)
+    return d.name, b.name, win_both_chance(down_cards, back_cards, max(1, opponents))
 
 
 class SplitView(Widget):
@@ -139,14 +140,14 @@ class ShowdownScreen(Screen[dict[str, Any] | None]):
 
     def action_best(self) -> None:
         from engine.cards import parse_cards
-        from engine.hands import best_split, win_both_estimate
+        from engine.hands import best_split, win_both_chance
 
         if len(self.hand) != 7:
             return
         if self._best is None:
             option = best_split(parse_cards(list(self.hand)))
             self._best = (tuple(map(str, option.down)), tuple(map(str, option.back)),
-                          win_both_estimate(option, max(1, self.opponents)))
+                          win_both_chance(option.down, option.back, max(1, self.opponents)))
         view = self.query_one(SplitView)
         view.best = self._best[2]
         view.marked = None

@@ -110,28 +110,35 @@ class SeatPanel(Widget):
 
 
 class PilePanel(Widget):
-    """The stock count, the top of the discard pile and the round's discards."""
+    """The stock (face down, with its count) and the top of the discard pile."""
 
     top: reactive[str | None] = reactive(None)
     stock: reactive[int | None] = reactive(None)
-    discards: reactive[tuple[tuple[int, str], ...]] = reactive(())
 
     def render(self) -> RenderResult:
         display = _display(self)
-        lines: list[Content] = []
-        cards: list[str | None] = [None, self.top] if self.stock else [self.top]
         if self.top is None and not self.stock:
             return Content.styled("No cards dealt yet.", "dim")
-        lines.append(Content.styled(" Stock  Pile" if self.stock else " Pile", "dim"))
-        if self.top is None:
-            cards = [None]
-        boxes = display.card_boxes(cards, gap=1)
-        lines.extend(boxes)
+        cards: list[str | None] = ([None] if self.stock else []) + [self.top]
+        labels = (["Stock"] if self.stock else []) + ["Pile"]
+        lines = [Content.styled(" " + "  ".join(label.ljust(5) for label in labels), "dim")]
+        lines.extend(display.card_boxes(cards, gap=1))
         lines.append(Content.styled(f" {self.stock} left" if self.stock is not None else "", "dim"))
-        lines.append(Content.styled("Thrown this round:", "dim") if self.discards else Content(""))
+        return Content("\n").join(lines)
+
+
+class DiscardHistory(Widget):
+    """The round's discards, newest last, as ``seat·card`` (the seat numbers of the panels)."""
+
+    discards: reactive[tuple[tuple[int, str], ...]] = reactive(())
+
+    def render(self) -> RenderResult:
+        if not self.discards:
+            return Content("")
+        display = _display(self)
         width = max(10, self.content_region.width or 24)
-        entries = [Content.assemble((f"{seat + 1}·" if not display.ascii else f"{seat + 1}:", "dim"),
-                                    display.card(card)) for seat, card in self.discards]
+        sep = ":" if display.ascii else "·"
+        entries = [Content.assemble((f"{seat + 1}{sep}", "dim"), display.card(card)) for seat, card in self.discards]
         rows: list[Content] = []
         row: list[Content] = []
         used = 0
@@ -143,9 +150,8 @@ class PilePanel(Widget):
             row.append(entry)
         if row:
             rows.append(Content(" ").join(row))
-        room = max(0, (self.content_region.height or 12) - len(lines))
-        lines.extend(rows[-room:] if room else [])
-        return Content("\n").join(lines)
+        room = max(1, (self.content_region.height or 6) - 1)
+        return Content("\n").join([Content.styled("Thrown this round:", "dim"), *rows[-room:]])
 
 
 SORTS = ("rank", "suit", "dealt")
@@ -196,7 +202,7 @@ class HandHelper(Widget):
 
 def helper_content(cards: Sequence[str], opponents: int, display: Display) -> Content:
     from engine.cards import parse_cards
-    from engine.hands import best_discard, best_split, win_both_estimate
+    from engine.hands import best_discard, best_split, win_both_chance
 
     if len(cards) not in (7, 8):
         return Content.styled("Hand helper: shows the best split once you hold 7 cards.", "dim")
@@ -207,7 +213,7 @@ def helper_content(cards: Sequence[str], opponents: int, display: Display) -> Co
         lead = [Content.assemble(("Throw ", "dim"), display.card(str(throw)), (" to keep:", "dim"))]
         hand = [c for c in hand if c != throw]
     split = best_split(hand)
-    estimate = win_both_estimate(split, max(1, opponents))
+    estimate = win_both_chance(split.down, split.back, max(1, opponents))
     who = "1 opponent" if opponents <= 1 else f"{opponents} opponents"
     lines = lead + [
         Content.assemble(("Down ", "dim"), display.cards(str(c) for c in split.down), "  ", (split.down_value.name, "bold")),
