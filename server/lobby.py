@@ -254,9 +254,13 @@ class Lobby:
 
         A new player is durable before their welcome (and token) goes out.
         """
+        # Messages held for a group commit were meant for the sessions that existed
+        # when they were made: send them before this session takes the player over
+        # (it gets a full view after its welcome).
+        self._group_commit()
         with self.atomic():
             welcome = self._hello(session, msg)
-        self._group_commit()  # the welcome goes out now: commit whatever is pending first
+        self._group_commit()  # the welcome goes out now: commit what it depends on first
         return welcome
 
     def _hello(self, session: "ClientSession", msg: m.Hello) -> m.Welcome:

@@ -10,10 +10,12 @@ with what the database holds after the dust settles.
 from __future__ import annotations
 
 import asyncio
+import random
 import re
 import signal
 import sqlite3
 import sys
+import time
 from pathlib import Path
 from typing import Any
 
@@ -254,3 +256,103 @@ def stored_tables(db: Path) -> dict[str, dict[str, Any]]:
         return tables
     finally:
         store.close()
+
+
+# ----------------------------------------------------------------- the SIGKILL chaos run
+
+BATCH = [(2, 0), (3, 0), (1, 2)]  # (humans, bots) per table
+
+
+async def seat_batch(server: ServerProcess, batch: int) -> list[tuple[Player, bool]]:
+    """Three tables: 2 people; 3 people; 1 person and 2 bots. Returns (player, is host)."""
+    players: list[tuple[Player, bool]] = []
+    for t, (humans, bots) in enumerate(BATCH):
+        group = [Player(server, f"b{batch}t{t}p{i}") for i in range(humans)]
+        for player in group:
+            await player.connect()
+        host = group[0]
+        created = await host.request(
+            m.CreateTable, name=f"kill {batch}.{t}", settings=m.TableSettings(seats=humans + bots, ante=10, stack=50),
+        )
+        host.table_id, host.seat = created["table_id"], created["seat"]
+        for player in group[1:]:
+            joined = await player.request(m.Join, table_id=host.table_id)
+            player.table_id, player.seat = joined["table_id"], joined["seat"]
+        for _ in range(bots):
+            await host.request(m.AddBot)
+        await host.request(m.Start)
+        players += [(player, player is host) for player in group]
+    return players
+
+
+async def chaos(data_dir: Path, kill_points: int, seed: int, max_pause: float = 0.3,
+                report: Any = None) -> dict[str, Any]:
+    """SIGKILL a real server at random moments until ``kill_points`` distinct points of play were hit.
+
+    Batches of games are played to the end through the kills; while the
+    server is down the database is checked (integrity, conservation, replay).
+    Afterwards every invariant of the durability issue is asserted; returns a
+    summary.
+    """
+    rng = random.Random(seed)
+    started = time.monotonic()
+    server = ServerProcess(data_dir, *FAST, "--seed", f"chaos-{seed}")
+    everyone: list[Player] = []
+    points: set[tuple[str, int]] = set()
+    kills = batch = 0
+    try:
+        await server.start()
+        while len(points) < kill_points:
+            seated = await seat_batch(server, batch)
+            everyone += [p for p, _ in seated]
+            games = [asyncio.ensure_future(p.play(end_after=15 if host else None)) for p, host in seated]
+            while not all(g.done() for g in games):
+                await asyncio.wait(games, timeout=rng.uniform(0.0, max_pause))
+                if all(g.done() for g in games) or len(points) >= kill_points:
+                    continue  # enough: let the batch finish in peace
+                assert await server.stop(signal.SIGKILL) == -signal.SIGKILL
+                kills += 1
+                integrity(server.db)
+                for table_id, table in stored_tables(server.db).items():
+                    if table["state"] == "playing":
+                        points.add((table_id, len(table["actions"])))
+                await server.start()
+                if report is not None and kills % 50 == 0:
+                    report(f"{kills} kills, {len(points)} points, {time.monotonic() - started:.0f} s")
+            for game in games:
+                assert game.result() is True
+            batch += 1
+        tables = stored_tables(server.db)
+    finally:
+        await server.close()
+    integrity(server.db)
+
+    assert len(tables) == len(BATCH) * batch
+    for table_id, table in tables.items():
+        game = table["game"]
+        assert table["state"] == "finished" and game.phase == "over"
+        assert game.chips_in_play() == game.brought and game.pot == 0
+        rounds = table["rounds"]
+        assert [r["round"] for r in rounds] == list(range(1, game.round_no + 1)), table_id
+        assert all(r["result"] is not None for r in rounds), f"{table_id}: a round was cut short"
+
+    states = {table_id: every_state(table) for table_id, table in tables.items()}
+    acked = shown = 0
+    for player in everyone:
+        log = tables[player.table_id]["actions"]
+        for table_id, seq, seat, action in player.acked:
+            assert log[seq] == (seat, action), f"{player.name}: acknowledged action {seq} lost"
+            acked += 1
+        for view in player.views:
+            if view["phase"] != "lobby":
+                assert sum(p["stack"] for p in view["players"]) + view["pot"] == tables[player.table_id]["game"].brought
+                assert signature(view) in states[player.table_id][player.seat], f"{player.name} saw a lost state"
+                shown += 1
+    assert max(p.connections for p in everyone) > 1
+    bad = [i for i, line in enumerate(server.log) if "ERROR" in line or "Traceback" in line or "CRITICAL" in line]
+    assert not bad, "".join(server.log[bad[0]:bad[0] + 60])
+    return {
+        "batches": batch, "games": len(tables), "kills": kills, "points": len(points),
+        "acknowledged": acked, "views": shown, "reconnects": sum(p.connections - 1 for p in everyone),
+        "seconds": round(time.monotonic() - started, 1),
+    }

@@ -491,3 +491,29 @@ async def test_an_edited_game_is_refused(durable, tmp_path, edit, message):
     conn.commit()
     conn.close()
     refused(tmp_path, message)
+
+
+async def test_messages_held_for_a_group_commit_never_reach_a_session_before_its_welcome(durable):
+    server = await durable()
+    lobby = server.lobby
+    async with ScriptedClient(server.port, "ann") as ann:
+        token, player_id = ann.link.token, ann.link.welcome.player_id
+        old = lobby.players[player_id].session
+
+        class NewSession:  # a reconnect whose welcome has not gone out yet
+            closed = False
+            pushed: list = []
+
+            def push(self, message):
+                self.pushed.append(message)
+
+            def close_with(self, reason, text):
+                self.closed = True
+
+        with lobby.atomic():  # a unit with writes: its messages wait for the group commit
+            lobby.store.set_table_state("t0", "closed")
+            lobby.send(player_id, m.Tables(tables=()))
+        assert lobby._commit_pending
+        welcome = lobby.hello(NewSession(), m.Hello(id=1, version=m.PROTOCOL_VERSION, name="ann", token=token))
+        assert welcome.resumed and NewSession.pushed == []
+        assert old.closed  # replaced, after the held message went to it
