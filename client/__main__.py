@@ -74,7 +74,8 @@ def bench_hooks() -> dict[str, Any]:
     def on_view(view: dict[str, Any]) -> None:
         me = view.get("seat")
         mine = int(me in (view.get("to_act") or []))
-        os.write(fd, f"view {mine} {view.get('phase')} {view.get('turn')} {view.get('step')}\n".encode())
+        os.write(fd, f"view {time.perf_counter():.6f} {me} {mine} {view.get('phase')} {view.get('turn')} "
+                     f"{view.get('step')} {view.get('round')}\n".encode())
 
     return {"on_table_painted": painted, "on_view": on_view, "_app_ref": app_ref}
 

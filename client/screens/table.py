@@ -25,7 +25,7 @@ from textual.widgets import Footer, Input, Static
 from ..messages import PlayAction, RequestRejected, SendRequest
 from ..render import Display, chips, describe_event, result_line, seat_names
 from ..widgets.basics import Countdown, LineLog, TooSmall
-from ..widgets.table import HandHelper, HandView, PilePanel, SeatPanel, SeatState
+from ..widgets.table import DiscardHistory, HandHelper, HandView, PilePanel, Prompt, SeatPanel, SeatState
 
 MAX_SEATS = 5
 RUNNING = ("cut", "play", "showdown", "waiting")
@@ -81,6 +81,10 @@ class TableScreen(Screen[None]):
         self._over: Screen[Any] | None = None
         self._chat_seen: set[tuple[Any, ...]] = set()
         self._painted = False
+        self._shown: dict[str, Content] = {}
+        self._last_event: dict[str, Any] | None = None
+        self._offered: tuple[bool, ...] = ()
+        self._binding_actions = sorted({b.action.split("(")[0] for b in self.BINDINGS})  # type: ignore[union-attr]
 
     @property
     def display_options(self) -> Display:
@@ -97,7 +101,9 @@ class TableScreen(Screen[None]):
             for seat in range(MAX_SEATS):
                 yield SeatPanel(id=f"seat-{seat}")
         with Horizontal(id="middle"):
-            yield PilePanel(id="pile")
+            with Vertical(id="pile"):
+                yield PilePanel(id="pile-cards")
+                yield DiscardHistory(id="discards")
             with Vertical(id="side"):
                 yield HandHelper(id="helper")
                 yield LineLog(id="log", placeholder="The table's log appears here.")
@@ -105,7 +111,7 @@ class TableScreen(Screen[None]):
                 yield ChatInput(id="chat-input", placeholder="c: chat", max_length=200)
         with Horizontal(id="bottom"):
             yield HandView(id="hand")
-            yield Static(id="prompt", markup=False)
+            yield Prompt(id="prompt")
         yield Footer(compact=True)
 
     def on_mount(self) -> None:
@@ -133,18 +139,16 @@ class TableScreen(Screen[None]):
         table = view.get("table") or {}
         self.names = seat_names(view)
         self.legal = {entry["kind"]: entry for entry in view.get("legal", [])}
-        decision = (view.get("round"), phase, view.get("turn"), view.get("step"), tuple(view.get("to_act") or ()))
-        if decision != self._decision:
-            self._decision = decision
-            self.pending = False
+        if self.pending and self._decision_key(view) != self._decision:
+            self.pending = False  # what we sent has been played (or overtaken)
 
         self._update_info(view, table)
         self._update_seats(view, table, me)
-        pile = self.query_one(PilePanel)
         dealt = phase in ("play", "showdown", "waiting", "over") and view.get("round")
-        pile.top = (view.get("discard_pile") or [None])[-1] if dealt else None
-        pile.stock = view.get("stock_count") if dealt else None
-        pile.discards = tuple((d["seat"], d["card"]) for d in view.get("round_discards") or ()) if dealt else ()
+        self.query_one(PilePanel).show((view.get("discard_pile") or [None])[-1] if dealt else None,
+                                       view.get("stock_count") if dealt else None)
+        self.query_one(DiscardHistory).discards = (
+            tuple((d["seat"], d["card"]) for d in view.get("round_discards") or ()) if dealt else ())
 
         hand = self.query_one(HandView)
         hand.display = me is not None
@@ -161,7 +165,7 @@ class TableScreen(Screen[None]):
 
         self._update_clock(view, me)
         self._update_prompt(view, me, table)
-        self.refresh_bindings()
+        self._refresh_bindings_if_changed()
         self._sync_overlays(view, phase)
         if not self._painted:
             self._painted = True
@@ -198,7 +202,7 @@ class TableScreen(Screen[None]):
             parts.append((f"  {table['spectators']} watching", "dim"))
         if view.get("seat") is None and phase != "lobby":
             parts.append(("  (watching)", "#ffd75f"))
-        self.query_one("#info", Static).update(Content.assemble(*parts))
+        self._set_static("#info", Content.assemble(*parts))
 
     def _update_seats(self, view: dict[str, Any], table: dict[str, Any], me: int | None) -> None:
         phase = view.get("phase")
@@ -243,7 +247,22 @@ class TableScreen(Screen[None]):
         clock.set_deadline(deadline, label[:16], mine)
 
     def _update_prompt(self, view: dict[str, Any], me: int | None, table: dict[str, Any]) -> None:
-        self.query_one("#prompt", Static).update(self.prompt_for(view, me, table))
+        self.query_one(Prompt).show(self.prompt_for(view, me, table))
+
+    def _set_static(self, selector: str, content: Content) -> None:
+        """Update a Static only when its content really changes: every repaint costs bytes."""
+        last = self._shown.get(selector)
+        if last is not None and last.is_same(content):
+            return
+        self._shown[selector] = content
+        self.query_one(selector, Static).update(content)
+
+    def _refresh_bindings_if_changed(self) -> None:
+        """Redraw the footer only when the set of offered keys changes."""
+        offered = tuple(bool(self.check_action(action, ())) for action in self._binding_actions)
+        if offered != self._offered:
+            self._offered = offered
+            self.refresh_bindings()
 
     def prompt_for(self, view: dict[str, Any], me: int | None, table: dict[str, Any]) -> Content:
         phase = view.get("phase")
@@ -364,7 +383,16 @@ class TableScreen(Screen[None]):
                 elif kind == "discard":
                     hand.fresh = None
             line = describe_event(event, self.names, self.display_options, me)
-            if line is not None:
+            if line is None:
+                continue
+            last = self._last_event
+            self._last_event = event
+            if kind == "discard" and last is not None and last.get("seat") == event.get("seat") \
+                    and last.get("kind") in ("take_stock", "take_discard") and log.lines:
+                # One line per turn ("Ann takes from the stock, throws 7♥"): fewer lines to repaint.
+                verb = " throw " if event.get("seat") == me else " throws "
+                log.replace_last(Content.assemble(log.lines[-1], ",", verb, self.display_options.card(event["card"])))
+            else:
                 log.write(line)
             if kind == "result":
                 self.last_showdown = event
@@ -420,12 +448,18 @@ class TableScreen(Screen[None]):
             return self.last_showdown is not None
         return True
 
+    def _decision_key(self, view: dict[str, Any]) -> tuple[Any, ...]:
+        """Our own pending decision: it changes once the server has played what we sent."""
+        return (view.get("round"), view.get("phase"), view.get("turn"), view.get("step"),
+                tuple(sorted(entry["kind"] for entry in view.get("legal", []))))
+
     def _play(self, action: dict[str, Any]) -> None:
         self.pending = True
+        self._decision = self._decision_key(self.view or {})
         self.post_message(PlayAction(action))
         if self.view is not None:
             self._update_prompt(self.view, self.view.get("seat"), self.view.get("table") or {})
-        self.refresh_bindings()
+        self._refresh_bindings_if_changed()
 
     def action_take_stock(self) -> None:
         self._play({"kind": "take_stock"})

@@ -6,6 +6,7 @@ from typing import Callable
 
 from textual.app import RenderResult
 from textual.content import Content
+from textual.geometry import Region
 from textual.reactive import reactive
 from textual.widget import Widget
 
@@ -93,6 +94,65 @@ def _ceil_seconds(value: float) -> int:
     return whole + (1 if value > whole else 0)
 
 
+class RowsWidget(Widget):
+    """A widget drawn as rows of ``Content`` that repaints only the rows that changed.
+
+    Subclasses implement :meth:`build` (the rows, from their own attributes)
+    and call :meth:`changed` when an attribute changes. Textual repaints a
+    whole widget on ``refresh()``; marking just the changed rows dirty keeps
+    the bytes sent to the terminal per opponent turn small.
+    """
+
+    def __init__(self, *, id: str | None = None, classes: str | None = None) -> None:
+        super().__init__(id=id, classes=classes)
+        self._rows: list[Content] = []
+
+    def build(self) -> list[Content]:
+        raise NotImplementedError
+
+    def changed(self) -> None:
+        rows = self.build()
+        old, self._rows = self._rows, rows
+        if not self.is_mounted:
+            return
+        if len(old) != len(rows):
+            self.refresh()
+            return
+        width = self.size.width
+        dirty = [_changed_span(a, b, y, width) for y, (a, b) in enumerate(zip(old, rows)) if not a.is_same(b)]
+        if dirty:
+            self.refresh(*dirty)
+
+    def on_resize(self) -> None:
+        self._rows = self.build()
+        self.refresh()
+
+    def render(self) -> RenderResult:
+        self._rows = self.build()
+        return Content("\n").join(self._rows)
+
+
+def _changed_span(old: Content, new: Content, y: int, width: int) -> Region:
+    """The part of row ``y`` that differs (text or style), or the whole row if unsure."""
+    a, b = old.plain, new.plain
+    if len(a) != len(b) or old.cell_length != len(a) or new.cell_length != len(b):
+        return Region(0, y, width, 1)
+    cells_a, cells_b = _cells(old), _cells(new)
+    changed = [i for i in range(len(a)) if a[i] != b[i] or cells_a[i] != cells_b[i]]
+    if not changed:
+        return Region(0, y, width, 1)
+    return Region(changed[0], y, changed[-1] - changed[0] + 1, 1)
+
+
+def _cells(content: Content) -> list[tuple[object, ...]]:
+    """The styles applying to each character of a one-line ``Content``."""
+    cells: list[tuple[object, ...]] = [()] * len(content.plain)
+    for span in content.spans:
+        for i in range(span.start, min(span.end, len(cells))):
+            cells[i] = cells[i] + (span.style,)
+    return cells
+
+
 class LineLog(Widget):
     """The newest lines of a log, wrapped to the width, newest at the bottom.
 
@@ -113,6 +173,31 @@ class LineLog(Widget):
         if len(self.lines) > self.MAX_LINES:
             del self.lines[: len(self.lines) - self.MAX_LINES]
         self.refresh()
+
+    def replace_last(self, line: Content) -> None:
+        """Change the newest line; when it keeps its height only its rows are repainted."""
+        if not self.lines:
+            self.write(line)
+            return
+        width = max(1, self.content_region.width)
+        old_rows = len(self.lines[-1].wrap(width))
+        self.lines[-1] = line
+        new_rows = len(line.wrap(width))
+        height = self.content_region.height
+        if old_rows != new_rows or not height:
+            self.refresh()
+            return
+        drawn = min(height, self._rows(height, width))
+        self.refresh(Region(0, drawn - new_rows, self.size.width, new_rows))
+
+    def _rows(self, limit: int, width: int) -> int:
+        """Rows the newest lines take, counting up to ``limit``."""
+        rows = 0
+        for line in reversed(self.lines):
+            rows += len(line.wrap(width))
+            if rows >= limit:
+                break
+        return rows
 
     def clear(self) -> None:
         self.lines.clear()

@@ -16,6 +16,7 @@ from textual.reactive import reactive
 from textual.widget import Widget
 
 from ..render import Display, chips, rank_key, suit_key
+from .basics import RowsWidget
 
 
 def _display(widget: Widget) -> Display:
@@ -44,31 +45,42 @@ class SeatState:
     deciding: bool = False  # still to split at the showdown
 
 
-class SeatPanel(Widget):
+class SeatPanel(RowsWidget):
     """One seat: name, chips, dealer button, cards held, connection, whose turn."""
 
-    state: reactive[SeatState | None] = reactive(None)
+    def __init__(self, *, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self._state: SeatState | None = None
+        self.display = False
 
-    def watch_state(self, state: SeatState | None) -> None:
-        self.display = state is not None
-        if state is None:
+    @property
+    def state(self) -> SeatState | None:
+        return self._state
+
+    @state.setter
+    def state(self, state: SeatState | None) -> None:
+        if state == self._state:
             return
-        self.set_class(state.turn, "-turn")
-        self.set_class(state.me, "-me")
-        self.set_class(state.name is None, "-empty")
-        self.set_class(not state.connected or state.away or state.out, "-inactive")
+        self._state = state
+        self.display = state is not None
+        if state is not None:
+            self.set_class(state.turn and state.me, "-turn")  # a frame to catch the eye on our turn only
+            self.set_class(state.me, "-me")
+            self.set_class(state.name is None, "-empty")
+            self.set_class(not state.connected or state.away or state.out, "-inactive")
+        self.changed()
 
-    def render(self) -> RenderResult:
-        s = self.state
+    def build(self) -> list[Content]:
+        s = self._state
         if s is None:
-            return Content("")
+            return []
         display = _display(self)
         width = max(1, self.content_region.width or 14)
         if s.name is None:
-            return Content.assemble((f"{s.seat + 1} ", "dim"), ("empty seat", "dim italic"))
+            return [Content.assemble((f"{s.seat + 1} ", "dim"), ("empty seat", "dim italic"))]
         marker = (">" if display.ascii else "▶") if s.turn else str(s.seat + 1)
         name = Content.assemble((marker + " ", "bold #ffd75f" if s.turn else "dim"),
-                                Content.styled(s.name, "bold" if s.me or s.turn else ""))
+                                Content.styled(s.name, "bold #ffd75f" if s.turn else ("bold" if s.me else "")))
         badges = []
         if s.dealer:
             badges.append(("(D)" if display.ascii else "Ⓓ", "bold #ffd75f"))
@@ -78,12 +90,12 @@ class SeatPanel(Widget):
         )
         status, short = self._status(s, display)
         if name.cell_length <= width:
-            return Content("\n").join([name, stack.truncate(width), status.truncate(width)])
+            return [name, stack.truncate(width), status.truncate(width)]
         # A long name takes two lines; chips and status share the third.
         lines = name.fold(width)
         if len(lines) > 2:
             lines = [lines[0], Content("").join(lines[1:]).truncate(width, ellipsis=True)]
-        return Content("\n").join([*lines, Content.assemble(stack, " ", short).truncate(width)])
+        return [*lines, Content.assemble(stack, " ", short).truncate(width)]
 
     @staticmethod
     def _status(s: SeatState, display: Display) -> tuple[Content, Content]:
@@ -109,36 +121,55 @@ class SeatPanel(Widget):
         return status, status
 
 
-class PilePanel(Widget):
+class PilePanel(RowsWidget):
     """The stock (face down, with its count) and the top of the discard pile."""
 
-    top: reactive[str | None] = reactive(None)
-    stock: reactive[int | None] = reactive(None)
+    def __init__(self, *, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self.top: str | None = None
+        self.stock: int | None = None
 
-    def render(self) -> RenderResult:
+    def show(self, top: str | None, stock: int | None) -> None:
+        if (top, stock) != (self.top, self.stock):
+            self.top, self.stock = top, stock
+            self.changed()
+
+    def build(self) -> list[Content]:
         display = _display(self)
         if self.top is None and not self.stock:
-            return Content.styled("No cards dealt yet.", "dim")
+            return [Content.styled("No cards dealt yet.", "dim")]
         cards: list[str | None] = ([None] if self.stock else []) + [self.top]
         labels = (["Stock"] if self.stock else []) + ["Pile"]
         lines = [Content.styled(" " + "  ".join(label.ljust(5) for label in labels), "dim")]
         lines.extend(display.card_boxes(cards, gap=1))
         lines.append(Content.styled(f" {self.stock} left" if self.stock is not None else "", "dim"))
-        return Content("\n").join(lines)
+        return lines
 
 
-class DiscardHistory(Widget):
+class DiscardHistory(RowsWidget):
     """The round's discards, newest last, as ``seat·card`` (the seat numbers of the panels)."""
 
-    discards: reactive[tuple[tuple[int, str], ...]] = reactive(())
+    def __init__(self, *, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self._discards: tuple[tuple[int, str], ...] = ()
 
-    def render(self) -> RenderResult:
-        if not self.discards:
-            return Content("")
+    @property
+    def discards(self) -> tuple[tuple[int, str], ...]:
+        return self._discards
+
+    @discards.setter
+    def discards(self, discards: tuple[tuple[int, str], ...]) -> None:
+        if discards != self._discards:
+            self._discards = discards
+            self.changed()
+
+    def build(self) -> list[Content]:
+        if not self._discards:
+            return []
         display = _display(self)
         width = max(10, self.content_region.width or 24)
         sep = ":" if display.ascii else "·"
-        entries = [Content.assemble((f"{seat + 1}{sep}", "dim"), display.card(card)) for seat, card in self.discards]
+        entries = [Content.assemble((f"{seat + 1}{sep}", "dim"), display.card(card)) for seat, card in self._discards]
         rows: list[Content] = []
         row: list[Content] = []
         used = 0
@@ -151,7 +182,7 @@ class DiscardHistory(Widget):
         if row:
             rows.append(Content(" ").join(row))
         room = max(1, (self.content_region.height or 6) - 1)
-        return Content("\n").join([Content.styled("Thrown this round:", "dim"), *rows[-room:]])
+        return [Content.styled("Thrown this round:", "dim"), *rows[-room:]]
 
 
 SORTS = ("rank", "suit", "dealt")
@@ -188,6 +219,30 @@ class HandView(Widget, can_focus=True):
         dim = [i for i, c in enumerate(shown) if self.picking and c not in self.picking]
         labels = [str(i + 1) for i in range(len(shown))]
         return Content("\n").join(display.card_boxes(shown, selected=selected, marked=marked, dim=dim, labels=labels))
+
+
+class Prompt(RowsWidget):
+    """What to do now, one short line per row (only changed rows are repainted)."""
+
+    def __init__(self, *, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self._content = Content("")
+
+    def show(self, content: Content) -> None:
+        if not content.is_same(self._content):
+            self._content = content
+            self.changed()
+
+    @property
+    def plain(self) -> str:
+        return self._content.plain
+
+    def build(self) -> list[Content]:
+        width = max(1, self.content_region.width or 20)
+        rows: list[Content] = []
+        for line in self._content.split("\n"):
+            rows.extend(line.wrap(width) or [Content("")])
+        return rows
 
 
 class HandHelper(Widget):
