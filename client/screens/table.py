@@ -119,6 +119,9 @@ class TableScreen(Screen[None]):
         if self.view is not None:
             self._apply(self.view)
 
+    def on_screen_resume(self) -> None:
+        self.refresh_bindings()  # keys offered may have changed while another screen was on top
+
     def watch_view(self, view: dict[str, Any] | None) -> None:
         if view is not None and self.is_mounted:
             try:
@@ -290,11 +293,13 @@ class TableScreen(Screen[None]):
                 return Content.assemble(("Throw a card:", "bold"), "\n", key("1-8"), " or ", key(d.arrows),
                                         " then ", key(d.enter))
             if "take_stock" in legal:
-                parts: list[Any] = [("Your turn.", "bold"), "\n", key("s"), " take from the stock"]
+                parts: list[Any] = [("Your turn.", "bold"), "\n", key("s"), " take from stock"]
                 if "take_discard" in legal and view.get("discard_pile"):
                     parts += ["\n", key("d"), " take ", d.card(view["discard_pile"][-1])]
                 if "skip" in legal:
                     parts += ["\n", key("k"), " skip"]
+                if "call_end" in legal:
+                    parts += ["\n", key("e"), " call the end"]
                 return Content.assemble(*parts)
             turn = view.get("turn")
             return Content.assemble(name(turn), " to play.")

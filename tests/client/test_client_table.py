@@ -7,7 +7,7 @@ import contextlib
 
 from protocol import messages as m
 from scripted import autoplay
-from tui_helpers import screen_name, screen_text, table_ready, wait_for
+from tui_helpers import drive, screen_name, screen_text, table_ready, wait_for
 
 from client.render import rank_key
 from client.widgets.table import HandHelper, HandView
@@ -44,8 +44,8 @@ async def test_turn_flow_keys(make_app, connect):
             await wait_for(pilot, lambda: app.view["phase"] != "lobby", what="game started")
             await asyncio.wait_for(_until_my_draw(pilot, app), 10)
             screen = app.table_screen
-            text = screen_text(app)
-            assert "Stock" in text and "Your turn" in text  # footer and prompt offer the draw
+            text = await wait_for(pilot, lambda: "s Stock" in screen_text(app) and screen_text(app), what="footer")
+            assert "d Take pile" in text and "Your turn" in text  # footer and prompt offer the draw
             assert "You ⏱" in text  # the countdown of my decision
 
             sent = len(app.requests_sent)
@@ -161,3 +161,42 @@ async def test_help_screen(make_app):
         assert "3♥ 3♦ 3♣ 8♠" in full  # examples in the player's suit symbols
         await pilot.press("escape")
         await wait_for(pilot, lambda: screen_name(app) == "LobbyScreen")
+
+
+async def test_house_rule_keys_skip_call_end_and_no_take_back(make_app, connect):
+    app = make_app("Ann")
+    async with app.run_test(size=(80, 24)) as pilot, connect("Bob") as bob:
+        await bob.request(m.CreateTable, name="House rules",
+                          settings=m.TableSettings(early_call=True, no_take_back=True))
+        await wait_for(pilot, lambda: "House rules" in screen_text(app), what="listed")
+        await pilot.press("q")
+        await wait_for(pilot, lambda: table_ready(app) and len(app.view["players"]) == 2)
+        await bob.request(m.Start)
+        bob_task = asyncio.create_task(autoplay(bob, until_round=99))
+        def my_draw() -> bool:
+            return "take_stock" in app.table_screen.legal and app.screen is app.table_screen
+
+        try:
+            me = app.view["seat"]
+            await drive(pilot, app, my_draw, what="Ann's draw")
+            text = await wait_for(pilot, lambda: "k Skip" in screen_text(app) and screen_text(app), what="footer")
+            assert "k Skip" in text and "e Call end" in text and "k skip" in text and "e call the end" in text
+            await pilot.press("k")  # skip: neither draw nor discard
+            await wait_for(pilot, lambda: any(e.get("kind") == "skip" and e.get("seat") == me for e in bob.events))
+            await drive(pilot, app, my_draw, what="Ann's draw")
+            if "call_end" in app.table_screen.legal:  # Bob's bot may have called already
+                await pilot.press("e")
+                await wait_for(pilot, lambda: app.view["called_by"] == me, what="call end")
+            await pilot.press("d")  # take the top of the pile: it may not be thrown back this turn
+            await wait_for(pilot, lambda: "discard" in app.table_screen.legal)
+            hand = app.table_screen.query_one(HandView)
+            taken = hand.fresh
+            assert taken is not None and taken not in hand.picking and hand.picked != taken
+            await pilot.press(str(hand.shown.index(taken) + 1))
+            assert hand.picked != taken  # not offered
+            await pilot.press("enter")
+            await wait_for(pilot, lambda: len(app.view["hand"]) == 7 and taken in app.view["hand"])
+        finally:
+            bob_task.cancel()
+            with contextlib.suppress(asyncio.CancelledError, asyncio.TimeoutError):
+                await bob_task

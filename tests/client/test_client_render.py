@@ -1,0 +1,49 @@
+"""Pure rendering: cards in Unicode/ASCII and two or four colours, log lines, cleaning, charts."""
+
+from __future__ import annotations
+
+from client.render import GREEN, BLUE, RED, Display, clean_data, describe_event, plain, result_line
+from client.screens.gameover import sparkline, standings_content
+from client.screens.help import rules_markdown
+
+
+def test_suit_colours_and_glyphs():
+    two, four = Display(), Display(four_colour=True)
+    assert [two.suit_style(s) for s in "SHDC"] == ["", RED, RED, ""]
+    assert [four.suit_style(s) for s in "SHDC"] == ["", RED, BLUE, GREEN]
+    assert two.card_text("10H") == "10♥" and Display(ascii=True).card_text("10H") == "10h"
+    assert "♠" not in "".join(line.plain for line in Display(ascii=True).card_boxes(["AS", None]))
+
+
+def test_log_lines_name_people_and_never_parse_markup():
+    names = {0: "Ann", 1: "[b]Bob[/b]"}
+    d = Display()
+    assert describe_event({"kind": "discard", "seat": 1, "card": "7H"}, names, d).plain == "[b]Bob[/b] throws 7♥"
+    assert describe_event({"kind": "take_stock", "seat": 0, "card": "KC"}, names, d, me=0).plain == \
+        "You take K♣ from the stock"
+    assert describe_event({"kind": "take_stock", "seat": 1}, names, d, me=0).plain == "[b]Bob[/b] takes from the stock"
+    assert describe_event({"kind": "deal", "seat": 1, "cards": 7}, names, d, me=0) is None
+    assert result_line({"winner": 1, "pot": 40}, names).plain == "[b]Bob[/b] wins both and takes the pot of 40"
+    assert "carries" in result_line({"winner": None, "pot": 40, "down_winner": 0, "back_winner": 1}, names).plain
+
+
+def test_plain_strips_escapes_and_controls():
+    assert plain("\x1b[31mred\x1b[0m") == "red"
+    assert plain("\x1b]0;title\x07x") == "x"
+    assert plain("a\u202eb\u200bc") == "abc"
+    assert plain("tab\tnew\nline") == "tab new line"
+    assert clean_data({"players": [{"name": "\x1b[2Jz", "stack": 5}]}) == {"players": [{"name": "z", "stack": 5}]}
+
+
+def test_sparkline_and_standings():
+    assert sparkline([0, 5, 10], 0, 10) == "▁▅█" and sparkline([3, 3], 3, 3, ascii=True) == "++"
+    view = {"seat": 0, "standings": [{"seat": 0, "name": "Ann", "stack": 1030, "brought": 1000},
+                                     {"seat": 1, "name": "[i]Bo[/i]", "stack": 970, "brought": 1000}],
+            "chip_history": [{"0": 1000, "1": 1000}, {"0": 1030, "1": 970}]}
+    text = standings_content(view, Display()).plain
+    assert "+30" in text and "-30" in text and "[i]Bo[/i]" in text and "Chips through the game" in text
+
+
+def test_rules_examples_follow_the_display():
+    assert "3♥ 3♦ 3♣ 8♠" in rules_markdown(Display())
+    assert "3h 3d 3c 8s" in rules_markdown(Display(ascii=True))
