@@ -144,3 +144,43 @@ def test_entry_point_process_fails_cleanly(tmp_path):
     assert result.returncode == 3
     assert result.stderr.count("\n") == 1 and "cannot connect" in result.stderr and "Traceback" not in result.stderr
     assert result.stdout == ""
+
+
+def ipv6_available() -> bool:
+    try:
+        with socket.socket(socket.AF_INET6) as sock:
+            sock.bind(("::1", 0))
+        return True
+    except OSError:
+        return False
+
+
+@pytest.mark.skipif(not ipv6_available(), reason="no IPv6 loopback here")
+async def test_connects_over_ipv6(monkeypatch):
+    from server.lobby import Lobby, LobbyConfig
+    from server.net import GameServer
+
+    game_server = GameServer(Lobby(LobbyConfig(), "v6 test"))
+    await game_server.start("::1", 0)
+    port = game_server.port
+    seen: list[str] = []
+
+    async def no_terminal(self: DabApp) -> None:
+        seen.append(self.server_label)
+
+    monkeypatch.setattr(DabApp, "run_async", no_terminal)
+    try:
+        code = await run(build_parser().parse_args([f"[::1]:{port}", "--name", "Vee"]), ClientConfig.load())
+    finally:
+        await game_server.close(grace=0.5)
+    assert code == 0 and seen == [f"[::1]:{port}"]
+
+
+def test_joining_a_server_does_not_load_the_server_package(tmp_path):
+    """Start-up stays light: only practice mode imports server/."""
+    env = dict(os.environ, DAB_CONFIG_DIR=str(tmp_path), PYTHONPATH=str(ROOT))
+    code = ("import sys; from client.__main__ import main; main(['127.0.0.1:%d']); "
+            "print(sorted(m for m in sys.modules if m == 'server' or m.startswith('server.')))" % closed_port())
+    result = subprocess.run([sys.executable, "-c", code], cwd=ROOT, env=env, capture_output=True, text=True,
+                            timeout=30)
+    assert result.stdout.strip() == "[]", result.stdout + result.stderr
