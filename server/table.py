@@ -127,7 +127,8 @@ class Table:
         """Rebuild a stored table exactly: seats as stored, the game replayed from its seed.
 
         Raises :class:`StoreError` if the replay disagrees with the stored
-        snapshot (the database was damaged or edited).
+        checkpoint (the database was damaged or edited). A game started by an
+        engine with another fingerprint continues from its checkpoint instead.
         """
         try:
             settings = m.TableSettings(**row.settings)
@@ -173,8 +174,9 @@ class Table:
         so nothing already dealt or shown changes.
         """
         assert row.checkpoint is not None
-        log.warning("table %s was started by another engine version (%s, now %s): restoring it from its checkpoint",
-                    self.table_id, row.engine, engine_fingerprint())
+        if row.engine is not None:
+            log.warning("table %s was started by another engine version (%s, now %s): restoring it from its checkpoint",
+                        self.table_id, row.engine, engine_fingerprint())
         try:
             self.game = Game.from_data(dict(row.checkpoint, history=[list(a) for a in row.actions]))
         except (EngineError, KeyError, TypeError, ValueError) as exc:
