@@ -13,7 +13,6 @@ from client.render import Display
 from client.session import Session
 from engine.cards import parse_cards
 from engine.hands import evaluate3, evaluate4
-from protocol import messages as m
 from server.table import TableConfig
 from tui_helpers import drive, screen_name, screen_text, table_ready, wait_for
 
