@@ -366,7 +366,7 @@ class Lobby:
     def _table(self, player: PlayerRecord) -> Table:
         table = self.tables.get(player.table_id) if player.table_id else None
         if table is None:
-            raise RequestError("not_seated", "you are not at a table")
+            raise RequestError("not_at_table", "you are not at a table")
         return table
 
     def _find(self, table_id: str, code: str | None) -> Table:
@@ -384,7 +384,7 @@ class Lobby:
             player.table_id = None
             return
         if table.seat_of(player.player_id) is not None and table.state == "playing":
-            raise RequestError("game_running", f"you are playing at table {table.table_id}; leave it first")
+            raise RequestError("already_at_table", f"you are playing at table {table.table_id}; leave it first")
         table.leave(player.player_id)
         player.table_id = None
         self._drop_if_empty(table)
@@ -411,7 +411,7 @@ class Lobby:
         if len(self.tables) >= MAX_TABLES:
             raise RequestError("server_full", "this server has as many tables as it can hold")
         if msg.settings.stack < msg.settings.ante:
-            raise RequestError("bad_request", "the starting stack must be at least the ante")
+            raise RequestError("bad_settings", "the starting stack must be at least the ante")
         self._can_sit(player, msg.settings)
         self._leave_current(player)
         name = clean_table_name(msg.name) or f"{player.name}'s table"

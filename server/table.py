@@ -261,7 +261,9 @@ class Table:
         if seat is None:
             seat = free[0]
         elif seat not in free:
-            raise RequestError("table_full", f"seat {seat} is not free (free seats: {free})")
+            if not 0 <= seat < self.settings.seats:
+                raise RequestError("no_such_seat", f"this table has seats 0 to {self.settings.seats - 1}")
+            raise RequestError("seat_taken", f"seat {seat} is taken (free seats: {free})")
         self.spectators.discard(player_id)
         self.seats[seat] = SeatInfo(seat, name, player_id)
         self._save()
@@ -270,7 +272,7 @@ class Table:
 
     def watch(self, player_id: str) -> None:
         if self.seat_of(player_id) is not None:
-            raise RequestError("bad_request", "you are seated at this table; leave it to watch")
+            raise RequestError("already_at_table", "you are seated at this table; leave it to watch")
         self.spectators.add(player_id)
         self.broadcast()
 
@@ -315,7 +317,7 @@ class Table:
         if self.game is not None:
             raise RequestError("game_running", "bots can only be removed before the game starts")
         if seat not in self.seats or not self.seats[seat].bot:
-            raise RequestError("bad_request", f"there is no bot at seat {seat}")
+            raise RequestError("no_such_seat", f"there is no bot at seat {seat}")
         del self.seats[seat]
         self._save()
         self.broadcast()
@@ -375,7 +377,7 @@ class Table:
     def end(self, player_id: str) -> None:
         self._require_host(player_id)
         if self.game is None or self.game.phase == OVER:
-            raise RequestError("bad_request", "there is no game running to end")
+            raise RequestError("no_game", "there is no game running to end")
         self._apply(None, EndGame())
         self.broadcast()
 
@@ -387,7 +389,7 @@ class Table:
         try:
             action = action_from_data(data)
         except InvalidAction as exc:
-            raise RequestError("bad_message", str(exc)) from None
+            raise RequestError("illegal_action", str(exc)) from None
         if isinstance(action, (StartRound, EndGame, SetAway)):
             raise RequestError("illegal_action", f"{action.kind} is not a player action")
         self._apply(seat, action)
@@ -492,7 +494,8 @@ class Table:
         if self.game is not None:
             view = view_for(self.game, seat)
         else:
-            view = {"seat": seat, "phase": "lobby", "players": [], "legal": [], "to_act": []}
+            view = {"seat": seat, "phase": "lobby", "players": [], "legal": [], "to_act": [],
+                    "settings": self.settings.to_wire()}
         by_seat = {p["seat"]: p for p in view["players"]}
         for info in self.seats.values():
             entry = by_seat.get(info.seat)
@@ -535,11 +538,11 @@ class Table:
     def chat(self, player_id: str, name: str, text: str) -> None:
         text = clean_text(text, CHAT_MAX + 1)
         if not text:
-            raise RequestError("bad_request", "empty chat message")
+            return  # nothing visible left to say: accepted and dropped
         if len(text) > CHAT_MAX:
             raise RequestError("too_long", f"chat messages are limited to {CHAT_MAX} characters")
         message = m.ChatMessage(
-            table_id=self.table_id, seat=self.seat_of(player_id), name=name, text=text, ts=int(time.time()),
+            table_id=self.table_id, seat=self.seat_of(player_id), name=name, text=text, ts=int(time.time() * 1000),
         )
         self.chat_log.append(message)
         for member, _ in self._audience():

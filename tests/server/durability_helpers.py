@@ -180,7 +180,7 @@ class Player:
                 try:
                     await client.request(m.EndGame)
                 except RequestFailed as exc:
-                    assert exc.code in ("bad_request", "rate_limited"), exc
+                    assert exc.code in ("no_game", "rate_limited"), exc
                 continue
             action = baseline_action(view).to_data()
             try:
