@@ -173,7 +173,8 @@ async def test_exported_history_replays_to_the_same_final_stacks(tmp_path):
     try:
         await server.start()
         players = await seat(server, ["ann", "bob", "cat"], bots=1, stack=60)
-        assert await asyncio.wait_for(asyncio.gather(*(p.play() for p in players)), 60) == [True] * 3
+        playing = [players[0].play(end_after=4)] + [p.play() for p in players[1:]]
+        assert await asyncio.wait_for(asyncio.gather(*playing), 60) == [True] * 3
         seen = players[0].views[-1]
         exported = run_cli("export", "--data-dir", str(tmp_path), "--format", "json")  # while the server runs
         text = run_cli("export", "--data-dir", str(tmp_path), "--table", players[0].table_id)
