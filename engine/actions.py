@@ -14,7 +14,7 @@ from .cards import Card, CardParseError
 from .errors import InvalidAction
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Cut:
     """Cut the shuffled deck: move the top ``position`` cards to the bottom.
 
@@ -28,7 +28,7 @@ class Cut:
         return {"kind": self.kind, "position": self.position}
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class TakeStock:
     kind: ClassVar[str] = "take_stock"
 
@@ -36,7 +36,7 @@ class TakeStock:
         return {"kind": self.kind}
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class TakeDiscard:
     kind: ClassVar[str] = "take_discard"
 
@@ -44,16 +44,16 @@ class TakeDiscard:
         return {"kind": self.kind}
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Discard:
     card: Card
     kind: ClassVar[str] = "discard"
 
     def to_data(self) -> dict[str, Any]:
-        return {"kind": self.kind, "card": str(self.card)}
+        return {"kind": self.kind, "card": self.card.text}
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Skip:
     """No-take-back variant: neither draw nor discard; the turn passes."""
 
@@ -63,7 +63,7 @@ class Skip:
         return {"kind": self.kind}
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class CallEnd:
     """Early-call variant: drawing ends with the current orbit."""
 
@@ -73,7 +73,7 @@ class CallEnd:
         return {"kind": self.kind}
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Split:
     """The showdown arrangement: 4 going-down cards and 3 coming-back cards."""
 
@@ -82,10 +82,10 @@ class Split:
     kind: ClassVar[str] = "split"
 
     def to_data(self) -> dict[str, Any]:
-        return {"kind": self.kind, "down": [str(c) for c in self.down], "back": [str(c) for c in self.back]}
+        return {"kind": self.kind, "down": [c.text for c in self.down], "back": [c.text for c in self.back]}
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class StartRound:
     """Table action: collect antes, choose or pass the deal, shuffle."""
 
@@ -95,7 +95,7 @@ class StartRound:
         return {"kind": self.kind}
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class EndGame:
     """Table action: stop playing; any pot is paid back to who put it in."""
 
@@ -105,7 +105,7 @@ class EndGame:
         return {"kind": self.kind}
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class SetAway:
     """Table action: a seat sits out from the next round on, or comes back."""
 

@@ -73,14 +73,16 @@ def throw(hand: list[str], allowed: list[str]) -> Card:
 
 def baseline_action(view: dict[str, Any]) -> Action:
     """The baseline bot's choice for the seat whose view this is."""
-    legal = _kinds(view)
+    entries = view["legal"]
     hand = view["hand"]
-    if "cut" in legal:
+    first = entries[0]["kind"]  # cut, split and discard lead their lists; a draw starts take_stock
+    if first == "discard":
+        return Discard(throw(hand, entries[0]["cards"]))
+    if first == "cut":
         return Cut(None)
-    if "split" in legal:
+    if first == "split":
         return recommended_split(parse_cards(hand))
-    if "discard" in legal:
-        return Discard(throw(hand, legal["discard"]["cards"]))
+    legal = _kinds(view)
     score = _score(tuple(hand))
     if "call_end" in legal and score >= CALL_END_SCORE:
         return CallEnd()

@@ -86,25 +86,32 @@ class CardParseError(ValueError):
 
 
 class Card:
-    """One playing card. Immutable; equal cards compare and hash by ``index``."""
+    """One playing card. Immutable, and interned: there are exactly 52 card
+    objects, so equality is identity (C-speed in ``card in hand``) and the
+    hash is the stable ``index`` (set order never depends on addresses).
+    """
 
-    __slots__ = ("rank", "suit", "index", "_text")
+    __slots__ = ("rank", "suit", "index", "text")
     rank: Rank
     suit: Suit
     index: int  # stable position 0..51 (rank-major), used by lookup tables
+    text: str  # the notation, e.g. "10H" (the same as str(card), without a call)
 
-    def __init__(self, rank: Rank, suit: Suit) -> None:
+    def __new__(cls, rank: Rank, suit: Suit) -> "Card":
+        rank, suit = Rank(rank), Suit(suit)
+        index = (rank - 1) * 4 + _SUIT_INDEX[suit]
+        if _INTERNED:
+            return _INTERNED[index]
+        card = object.__new__(cls)
         set_ = object.__setattr__
-        set_(self, "rank", Rank(rank))
-        set_(self, "suit", Suit(suit))
-        set_(self, "index", (self.rank - 1) * 4 + _SUIT_INDEX[self.suit])
-        set_(self, "_text", self.rank.symbol + self.suit.value)
+        set_(card, "rank", rank)
+        set_(card, "suit", suit)
+        set_(card, "index", index)
+        set_(card, "text", rank.symbol + suit.value)
+        return card
 
     def __setattr__(self, name: str, value: object) -> None:
         raise AttributeError("cards are immutable")
-
-    def __eq__(self, other: object) -> bool:
-        return self is other or (isinstance(other, Card) and other.index == self.index)
 
     def __hash__(self) -> int:
         return self.index
@@ -134,7 +141,7 @@ class Card:
         return DECK[index]
 
     def __str__(self) -> str:
-        return self._text
+        return self.text
 
     def __repr__(self) -> str:
         return f"Card({str(self)!r})"
@@ -148,7 +155,9 @@ class Card:
         return self.rank.symbol + self.suit.value.lower()
 
 
+_INTERNED: list[Card] = []
 DECK: tuple[Card, ...] = tuple(Card(rank, suit) for rank in Rank for suit in _SUIT_ORDER)
+_INTERNED.extend(DECK)
 """The 52 cards in index order (ace of spades first, king of clubs last)."""
 
 _BY_TEXT: dict[str, Card] = {}

@@ -91,7 +91,7 @@ class Player:
     def to_data(self) -> dict[str, Any]:
         return {
             "seat": self.seat, "name": self.name, "stack": self.stack,
-            "hand": [str(c) for c in self.hand], "out": self.out, "away": self.away,
+            "hand": [c.text for c in self.hand], "out": self.out, "away": self.away,
             "in_round": self.in_round, "turns_taken": self.turns_taken,
             "contributed": self.contributed,
             "split": self.split.to_data() if self.split else None,
@@ -308,14 +308,14 @@ class Game:
         card = self._draw_from_stock()
         self.players[seat].hand.append(card)
         self.step = DISCARD
-        return [Record("take_stock", seat, {}, {"card": str(card)})]
+        return [Record("take_stock", seat, {}, {"card": card.text})]
 
     def _do_take_discard(self, seat: int, action: TakeDiscard) -> list[Record]:
         card = self.discard_pile.pop()
         self.players[seat].hand.append(card)
         self.taken_from_discard = card if self.settings.no_take_back else None
         self.step = DISCARD
-        return [Record("take_discard", seat, {"card": str(card)})]
+        return [Record("take_discard", seat, {"card": card.text})]
 
     def _do_skip(self, seat: int, action: Skip) -> list[Record]:
         return [Record("skip", seat)] + self._end_turn(seat)
@@ -324,7 +324,7 @@ class Game:
         self.players[seat].hand.remove(action.card)
         self.discard_pile.append(action.card)
         self.round_discards.append((seat, action.card))
-        return [Record("discard", seat, {"card": str(action.card)})] + self._end_turn(seat)
+        return [Record("discard", seat, {"card": action.card.text})] + self._end_turn(seat)
 
     # ----------------------------------------------------------- round steps
 
@@ -384,7 +384,7 @@ class Game:
         self.stock = deck[::-1]
         self.deck = []
         for s in self.order:
-            records.append(Record("deal", s, {"cards": HAND_SIZE}, {"hand": [str(c) for c in self.players[s].hand]}))
+            records.append(Record("deal", s, {"cards": HAND_SIZE}, {"hand": [c.text for c in self.players[s].hand]}))
         records.append(Record("up_card", None, {"card": str(up_card), "stock": len(self.stock)}))
         self.phase = PLAY
         self.turn_index = 0
@@ -435,7 +435,7 @@ class Game:
 
     def _submit_split(self, seat: int, split: Split) -> list[Record]:
         self.players[seat].split = split
-        records = [Record("split_in", seat, {}, {"down": [str(c) for c in split.down], "back": [str(c) for c in split.back]})]
+        records = [Record("split_in", seat, {}, {"down": [c.text for c in split.down], "back": [c.text for c in split.back]})]
         if all(self.players[s].split is not None for s in self.order):
             records += self._resolve_showdown()
         return records
@@ -451,7 +451,7 @@ class Game:
             down_keys.append(down.key)
             back_keys.append(back.key)
             reveal.append({
-                "seat": s, "down": [str(c) for c in split.down], "back": [str(c) for c in split.back],
+                "seat": s, "down": [c.text for c in split.down], "back": [c.text for c in split.back],
                 "down_name": down.name, "back_name": back.name,
             })
             records.append(Record("reveal", s, dict(reveal[-1])))
@@ -484,7 +484,7 @@ class Game:
         while len(tied) > 1:
             drawn = {s: self._draw_from_stock() for s in tied}
             self.tiebreak_cards += drawn.values()
-            draws.append([{"seat": s, "card": str(card)} for s, card in drawn.items()])
+            draws.append([{"seat": s, "card": card.text} for s, card in drawn.items()])
             top = max(card.rank for card in drawn.values())
             tied = [s for s, card in drawn.items() if card.rank == top]
         return tied[0], draws
@@ -521,13 +521,13 @@ class Game:
             "players": [p.to_data() for p in self.players.values()],
             "phase": self.phase, "round_no": self.round_no, "dealer": self.dealer,
             "cutter": self.cutter, "order": list(self.order),
-            "deck": [str(c) for c in self.deck], "stock": [str(c) for c in self.stock],
-            "discard_pile": [str(c) for c in self.discard_pile],
-            "tiebreak_cards": [str(c) for c in self.tiebreak_cards],
+            "deck": [c.text for c in self.deck], "stock": [c.text for c in self.stock],
+            "discard_pile": [c.text for c in self.discard_pile],
+            "tiebreak_cards": [c.text for c in self.tiebreak_cards],
             "turn_index": self.turn_index, "step": self.step,
             "taken_from_discard": str(self.taken_from_discard) if self.taken_from_discard else None,
             "called_by": self.called_by, "pot": self.pot,
-            "round_discards": [[s, str(c)] for s, c in self.round_discards],
+            "round_discards": [[s, c.text] for s, c in self.round_discards],
             "showdown": self.showdown,
             "round_log": [r.to_data() for r in self.round_log],
             "history": [[s, a] for s, a in self.history],

@@ -16,8 +16,11 @@ from .game import CUT, DISCARD, MIN_CUT_PART, PLAY, SHOWDOWN, Game
 LOG_LENGTH = 12  # recent public events; clients keep a longer log from the event stream
 
 
-def legal_summary(game: Game, seat: int) -> list[dict[str, Any]]:
-    """The seat's legal actions in compact form (a cut range, the discardable cards)."""
+def legal_summary(game: Game, seat: int, hand: list[str] | None = None) -> list[dict[str, Any]]:
+    """The seat's legal actions in compact form (a cut range, the discardable cards).
+
+    ``hand`` may pass the seat's hand as text when the caller already has it.
+    """
     if seat not in game.to_act():
         return []
     if game.phase == CUT:
@@ -27,7 +30,10 @@ def legal_summary(game: Game, seat: int) -> list[dict[str, Any]]:
     summary: list[dict[str, Any]] = []
     if game.step == DISCARD:
         taken = game.taken_from_discard
-        cards = [str(c) for c in game.players[seat].hand if taken is None or c != taken]
+        if taken is None:
+            cards = list(hand) if hand is not None else [c.text for c in game.players[seat].hand]
+        else:
+            cards = [c.text for c in game.players[seat].hand if c != taken]
         summary.append({"kind": "discard", "cards": cards})
     else:
         summary.append({"kind": "take_stock"})
@@ -42,13 +48,13 @@ def legal_summary(game: Game, seat: int) -> list[dict[str, Any]]:
 
 def decision_view(game: Game, seat: int) -> dict[str, Any]:
     """The part of a seat's view a decision needs: cheap enough for bots every turn."""
-    me = game.players[seat]
+    hand = [c.text for c in game.players[seat].hand]
     return {
         "seat": seat,
         "phase": game.phase,
-        "hand": [str(c) for c in me.hand],
-        "discard_top": str(game.discard_pile[-1]) if game.discard_pile else None,
-        "legal": legal_summary(game, seat),
+        "hand": hand,
+        "discard_top": game.discard_pile[-1].text if game.discard_pile else None,
+        "legal": legal_summary(game, seat, hand),
     }
 
 
@@ -57,11 +63,11 @@ def view_for(game: Game, seat: int | None) -> dict[str, Any]:
     me = game.players.get(seat) if seat is not None else None
     viewer = me.seat if me else None
     view: dict[str, Any] = decision_view(game, viewer) if viewer is not None else {
-        "seat": None, "phase": game.phase, "discard_top": str(game.discard_pile[-1]) if game.discard_pile else None,
+        "seat": None, "phase": game.phase, "discard_top": game.discard_pile[-1].text if game.discard_pile else None,
         "legal": [],
     }
     view.update({
-        "discard_pile": [str(c) for c in game.discard_pile],
+        "discard_pile": [c.text for c in game.discard_pile],
         "round": game.round_no,
         "dealer": game.dealer,
         "cutter": game.cutter,
@@ -80,7 +86,7 @@ def view_for(game: Game, seat: int | None) -> dict[str, Any]:
         ],
         "pot": game.pot,
         "stock_count": len(game.stock),
-        "round_discards": [{"seat": s, "card": str(c)} for s, c in game.round_discards],
+        "round_discards": [{"seat": s, "card": c.text} for s, c in game.round_discards],
         "called_by": game.called_by,
         "log": [r.for_seat(viewer) for r in game.round_log[-LOG_LENGTH:]],
         "showdown": game.showdown,
