@@ -142,7 +142,7 @@ async def measure_echo(clients: int, seconds: float, pace: float) -> list[float]
 async def measure_game(clients: int, tables: int, seconds: float, pace: float, data_dir: str) -> list[float]:
     process, port = await spawn(
         sys.executable, "-m", "server", "--host", "127.0.0.1", "--port", "0", "--bot-delay", "0",
-        "--round-pause", "0", "--turn-timeout", "120", "--max-connections", str(clients + 10),
+        "--round-pause", "0", "--turn-timeout", "120", "--max-connections", str(clients + 10), "--memory",
         "--data-dir", data_dir,
     )
     players = [Player(port, f"p{i}") for i in range(clients)]

@@ -181,7 +181,7 @@ class Connection:
                     exc = _refusal(self.peer_role, self.state, kind, RemoteProtocolError)
                     exc.request_id = peek_request_id(frame)
                     raise exc
-            msg = from_wire(frame)
+            msg = from_wire(frame, frame_checked=True)
             self._check(self.peer_role, msg, RemoteProtocolError)
         except RemoteProtocolError as exc:
             self.error = exc

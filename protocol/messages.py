@@ -113,7 +113,7 @@ DEFAULT_PORT = 7777
 """The server's default TCP port."""
 MAX_REQUEST_ID = 2**32 - 1
 
-_ErrorType = type[ProtocolError]
+_ErrorType = Callable[..., ProtocolError]  # an error class, or _remote_from_frame
 
 
 # ---------------------------------------------------------------------------
@@ -298,10 +298,11 @@ class OpaqueMap(Spec):
     def check(self, value, path, depth, err):
         if not isinstance(value, dict):
             raise self._wrong(value, path, err, "a map")
-        try:
-            check_structure(value, max_depth=MAX_DEPTH - depth + 1, error=err, code=BAD_MESSAGE)
-        except ProtocolError as exc:
-            raise err(exc.code, f"{path}: {exc.message}", field=path) from None
+        if err is not _remote_from_frame:  # a decoded frame's whole structure is checked already
+            try:
+                check_structure(value, max_depth=MAX_DEPTH - depth + 1, error=err, code=BAD_MESSAGE)
+            except ProtocolError as exc:
+                raise err(exc.code, f"{path}: {exc.message}", field=path) from None
         if self.require_kind:
             _KIND.check(value.get("kind"), _join(path, "kind"), depth + 1, err)
         return value
@@ -888,11 +889,20 @@ def peek_request_id(obj: Any) -> int | None:
     return None
 
 
-def from_wire(obj: Any) -> Message:
+def _remote_from_frame(*args: Any, **kwargs: Any) -> RemoteProtocolError:
+    """Makes the same errors as :class:`RemoteProtocolError`; passed as ``err`` it
+    also tells opaque maps that :func:`~protocol.framing.decode_body` has already
+    walked the whole frame (keys, depth, types), so they need not walk it again."""
+    return RemoteProtocolError(*args, **kwargs)
+
+
+def from_wire(obj: Any, *, frame_checked: bool = False) -> Message:
     """Validate a decoded map and return the message it is.
 
     Raises :class:`RemoteProtocolError` with code ``unknown_type``, ``bad_message``
     or ``too_long``; its ``request_id`` is set when the map had a usable ``id``.
+    ``frame_checked=True`` is for maps straight from :class:`FrameDecoder`, whose
+    structure rules were enforced while decoding.
     """
     try:
         if not isinstance(obj, dict):
@@ -905,7 +915,7 @@ def from_wire(obj: Any) -> Message:
         cls = MESSAGE_TYPES.get(name)
         if cls is None:
             raise RemoteProtocolError(UNKNOWN_TYPE, f"unknown message type {_quote(name)}", field="type")
-        return cls._parse(obj, "", 1, RemoteProtocolError)
+        return cls._parse(obj, "", 1, _remote_from_frame if frame_checked else RemoteProtocolError)
     except RemoteProtocolError as exc:
         if exc.request_id is None:
             exc.request_id = peek_request_id(obj)

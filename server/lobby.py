@@ -95,6 +95,9 @@ class Lobby:
         self._depth = 0
         self._outbox: list[tuple[str, m.Message, "ClientSession | None"]] = []
         self._touched: dict[str, Table] = {}
+        self._dirty: dict[str, Table] = {}  # tables whose members are owed events and a view
+        self._actors: list[str] = []  # players whose requests this flush answers, in order
+        self._corked: list["ClientSession"] | None = None  # sessions holding a burst during a flush
         self._commit_pending = False  # a group commit is scheduled; messages wait for it
         self._closing = False
         self._reaper: asyncio.TimerHandle | None = None
@@ -144,6 +147,8 @@ class Lobby:
     def _commit_and_flush(self) -> None:
         outbox, self._outbox = self._outbox, []
         touched, self._touched = self._touched, {}
+        dirty, self._dirty = self._dirty, {}
+        actors, self._actors = self._actors, []
         if self.store is not None and self.store.pending:
             try:
                 for table in touched.values():
@@ -152,11 +157,51 @@ class Lobby:
             except sqlite3.Error as exc:
                 self.config.on_fatal(exc)
                 raise
-        for player_id, message, session in outbox:
-            if session is None:
-                self._deliver(player_id, message)
-            elif not session.closed:
-                session.push(message)
+        # Whoever asked is answered first: their events and view, then their
+        # reply, in one write; then everyone else. Views are built here, once
+        # per member, from the state after every change of this unit (or group).
+        self._corked = []
+        try:
+            for actor in actors:
+                for table in dirty.values():
+                    table.flush(only=actor)
+                for entry in outbox:
+                    if entry[0] == actor:
+                        self._deliver_entry(*entry)
+                self._uncork()
+            for entry in outbox:
+                if entry[0] not in actors:
+                    self._deliver_entry(*entry)
+            for table in dirty.values():
+                table.flush()
+                table.flushed()
+        finally:
+            self._uncork()
+            self._corked = None
+
+    def _push(self, session: "ClientSession", message: m.Message) -> None:
+        if self._corked is not None and session._corked is None:
+            session.cork()
+            self._corked.append(session)
+        session.push(message)
+
+    def _uncork(self) -> None:
+        for session in self._corked or ():
+            session.uncork()
+        if self._corked:
+            self._corked.clear()
+
+    def _deliver_entry(self, player_id: str, message: m.Message, session: "ClientSession | None") -> None:
+        if session is None:
+            self._deliver(player_id, message)
+        elif not session.closed:
+            self._push(session, message)
+
+    def table_dirty(self, table: Table) -> None:
+        """``table`` has news for its members: send it with the next flush (now, outside a unit)."""
+        self._dirty[table.table_id] = table
+        if not self._depth and not self._commit_pending:
+            self._commit_and_flush()
 
     def _restore(self) -> None:
         """Load players and every open table as they were; deadlines start afresh."""
@@ -222,7 +267,7 @@ class Lobby:
     def _deliver(self, player_id: str, message: m.Message) -> None:
         player = self.players.get(player_id)
         if player is not None and player.session is not None:
-            player.session.push(message)
+            self._push(player.session, message)
 
     def is_connected(self, player_id: str) -> bool:
         player = self.players.get(player_id)
@@ -236,10 +281,11 @@ class Lobby:
 
     def _push_tables(self) -> None:
         self._tables_push_pending = False
-        message = m.Tables(tables=self.summaries())
-        for player in self.players.values():
-            if player.session is not None and player.table_id is None:
-                self.send(player.player_id, message)
+        lobby = [p.player_id for p in self.players.values() if p.session is not None and p.table_id is None]
+        if lobby:
+            message = m.Tables(tables=self.summaries())
+            for player_id in lobby:
+                self.send(player_id, message)
 
     def table_finished(self, table: Table) -> None:
         """A finished table stays for its standings until everyone has left."""
@@ -337,14 +383,20 @@ class Lobby:
     def handle(self, player_id: str, msg: m.Message) -> m.Message | None:
         """Answer one request with ``ok`` or ``error``; never raise.
 
-        Returns None when a group commit is pending: the reply then goes out
-        (to the session that asked) right after that commit.
+        Returns None: the reply goes out (to the session that asked) with the
+        unit's flush, after the asker's own events and view and after the
+        commit that makes it true.
         """
-        reply = self._handle(player_id, msg)
-        if self._commit_pending:
-            self._outbox.append((player_id, reply, self.players[player_id].session))
-            return None
-        return reply
+        session = self.players[player_id].session
+        try:
+            with self.atomic():  # the reply joins the unit's outbox, after the asker's own news
+                reply = self._handle(player_id, msg)
+                self._actors.append(player_id)
+                self._outbox.append((player_id, reply, session))
+        except Exception:  # the commit failed: nothing this unit produced may go out
+            log.exception("request %s from %s could not be made durable", msg.type, player_id)
+            return m.Error(id=getattr(msg, "id", None), code="internal", message="the server hit an internal error")
+        return None
 
     def _handle(self, player_id: str, msg: m.Message) -> m.Message:
         handler: Callable[[PlayerRecord, Any], dict[str, Any] | None] | None = self._handlers.get(type(msg))

@@ -67,6 +67,7 @@ class ClientSession:
         self.requests = TokenBucket(server.net.rate, server.net.burst)
         self.chats = TokenBucket(server.net.chat_rate, server.net.chat_burst)
         self.rate_errors = 0
+        self._corked: list[bytes] | None = None
         peer = writer.get_extra_info("peername")
         self.peer = f"{peer[0]}:{peer[1]}" if isinstance(peer, tuple) else str(peer)
 
@@ -81,6 +82,23 @@ class ClientSession:
         except LocalProtocolError:
             log.exception("%s: refusing to send %s", self.peer, message.type)
             return
+        if self._corked is not None:
+            self._corked.append(data)
+            return
+        self._write(data)
+
+    def cork(self) -> None:
+        """Hold pushes until :meth:`uncork`, so a burst (events, view, reply)
+        leaves in one write: the peer wakes once, not once per message."""
+        if self._corked is None:
+            self._corked = []
+
+    def uncork(self) -> None:
+        corked, self._corked = self._corked, None
+        if corked and not self.closed:
+            self._write(b"".join(corked))
+
+    def _write(self, data: bytes) -> None:
         self.writer.write(data)
         transport = self.writer.transport
         if transport.get_write_buffer_size() > self.server.net.max_backlog:

@@ -48,6 +48,7 @@ log = logging.getLogger(__name__)
 
 BOT_NAMES = ["Ada (bot)", "Bert (bot)", "Cleo (bot)", "Dot (bot)", "Eli (bot)"]
 CHAT_KEEP = 50
+MAX_EVENTS = 200  # per event message (the protocol's limit)
 HISTORY_KEEP = 100
 
 
@@ -62,6 +63,7 @@ class Hub(Protocol):
     def balance(self, player_id: str) -> int: ...
     def move_chips(self, table: "Table", kind: str, moves: list[tuple[int, str | None, int]]) -> None: ...
     def touched(self, table: "Table") -> None: ...
+    def table_dirty(self, table: "Table") -> None: ...
 
 
 @dataclass
@@ -110,6 +112,10 @@ class Table:
         self.spectators: set[str] = set()
         self.game: Game | None = None
         self.chat_log: deque[m.ChatMessage] = deque(maxlen=CHAT_KEEP)
+        self._pending_events: dict[str, list[dict[str, Any]]] = {}
+        self._flushed: set[str] = set()
+        self._spectator_view: m.View | None = None
+        self._listed: tuple | None = None  # what the lobby list last showed of this table
         self.history: deque[dict[str, Any]] = deque(maxlen=HISTORY_KEEP)
         self.chip_history: list[dict[int, int]] = []
         self.deadline_at: float | None = None
@@ -476,8 +482,8 @@ class Table:
     def _after_records(self, records: list[Any]) -> None:
         self._note(records)
         for player_id, seat in self._audience():
-            events = [r.for_seat(seat) for r in records]
-            self.hub.send(player_id, m.Event(table_id=self.table_id, events=tuple(events)))
+            self._pending_events.setdefault(player_id, []).extend(r.for_seat(seat) for r in records)
+        self.hub.table_dirty(self)
 
     def _stacks(self) -> dict[int, int]:
         assert self.game is not None
@@ -522,16 +528,40 @@ class Table:
         self.hub.send(player_id, m.View(table_id=self.table_id, view=self.view(self.seat_of(player_id))))
 
     def broadcast(self) -> None:
-        """After any change: arm deadlines and bots, then tell everyone."""
+        """After any change: arm deadlines and bots, and have everyone told.
+
+        Views are built when the lobby flushes (after the commit), once per
+        member however many changes the event-loop iteration made.
+        """
         self._schedule()
-        spectator_view: m.View | None = None
+        self.hub.table_dirty(self)
+        listed = (self.state, self.host_id, len(self.spectators),
+                  tuple((i.seat, i.name, i.bot, self._connected(i)) for i in self.seats.values()))
+        if listed != self._listed:  # the lobby's table list shows none of the play itself
+            self._listed = listed
+            self.hub.tables_changed()
+
+    def flush(self, only: str | None = None) -> None:
+        """Send each member its pending events and its current view (``only``: one member)."""
         for player_id, seat in self._audience():
+            if (only is not None and player_id != only) or player_id in self._flushed:
+                continue
+            self._flushed.add(player_id)
+            events = self._pending_events.pop(player_id, None)
+            for start in range(0, len(events or ()), MAX_EVENTS):
+                self.hub.send(player_id, m.Event(table_id=self.table_id, events=tuple(events[start:start + MAX_EVENTS])))
             if seat is None:
-                spectator_view = spectator_view or m.View(table_id=self.table_id, view=self.view(None))
-                self.hub.send(player_id, spectator_view)
+                if self._spectator_view is None:
+                    self._spectator_view = m.View(table_id=self.table_id, view=self.view(None))
+                self.hub.send(player_id, self._spectator_view)
             else:
                 self.hub.send(player_id, m.View(table_id=self.table_id, view=self.view(seat)))
-        self.hub.tables_changed()
+
+    def flushed(self) -> None:
+        """The flush is complete: the next change starts a new one."""
+        self._flushed.clear()
+        self._pending_events.clear()
+        self._spectator_view = None
 
     # ------------------------------------------------------------ chat and history
 
