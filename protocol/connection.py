@@ -195,15 +195,17 @@ class Connection:
             yield msg
 
     # -- sending -------------------------------------------------------------
-    def send(self, msg: Message) -> bytes:
+    def send(self, msg: Message, *, encoded: bytes | None = None) -> bytes:
         """Check ``msg`` against the rules and return the bytes to write.
 
-        Raises :class:`LocalProtocolError` (nothing to write) if we may not send it.
+        ``encoded`` may pass ``encode(msg)`` made earlier, so a message sent to
+        many peers (a lobby list) is encoded once. Raises
+        :class:`LocalProtocolError` (nothing to write) if we may not send it.
         """
         if not isinstance(msg, Message):
             raise LocalProtocolError(UNKNOWN_TYPE, f"not a message: {type(msg).__name__}")
         self._check(self.role, msg, LocalProtocolError)
-        data = encode(msg)
+        data = encoded if encoded is not None else encode(msg)
         self._advance(msg)
         return data
 

@@ -51,6 +51,7 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 MAX_TABLES = 500
+TABLES_PUSH_INTERVAL = 0.5  # seconds between lobby list pushes (PROTOCOL.md: about two a second)
 
 
 @dataclass
@@ -92,6 +93,7 @@ class Lobby:
         self.tables: dict[str, Table] = {}
         self._table_ids = itertools.count(1)
         self._tables_push_pending = False
+        self._tables_pushed_at = float("-inf")
         self._depth = 0
         self._outbox: list[tuple[str, m.Message, "ClientSession | None"]] = []
         self._touched: dict[str, Table] = {}
@@ -274,18 +276,28 @@ class Lobby:
         return player is not None and player.session is not None
 
     def tables_changed(self) -> None:
-        """Push the table list to lobby players, at most once per loop iteration."""
-        if not self._tables_push_pending:
-            self._tables_push_pending = True
-            asyncio.get_running_loop().call_soon(self._push_tables)
+        """Push the table list to lobby players: at most twice a second, however busy."""
+        if self._tables_push_pending:
+            return
+        self._tables_push_pending = True
+        loop = asyncio.get_running_loop()
+        delay = max(0.0, self._tables_pushed_at + TABLES_PUSH_INTERVAL - loop.time())
+        loop.call_later(delay, self._push_tables)
 
     def _push_tables(self) -> None:
         self._tables_push_pending = False
-        lobby = [p.player_id for p in self.players.values() if p.session is not None and p.table_id is None]
-        if lobby:
-            message = m.Tables(tables=self.summaries())
-            for player_id in lobby:
-                self.send(player_id, message)
+        self._tables_pushed_at = asyncio.get_running_loop().time()
+        lobby = [p for p in self.players.values() if p.session is not None and p.table_id is None]
+        if not lobby:
+            return
+        message = m.Tables(tables=self.summaries())
+        if self._depth or self._commit_pending:  # wait for the commit, like every push
+            for player in lobby:
+                self.send(player.player_id, message)
+            return
+        encoded = m.encode(message)  # once for everyone
+        for player in lobby:
+            player.session.push(message, encoded)  # type: ignore[union-attr]
 
     def table_finished(self, table: Table) -> None:
         """A finished table stays for its standings until everyone has left."""

@@ -68,17 +68,19 @@ class ClientSession:
         self.chats = TokenBucket(server.net.chat_rate, server.net.chat_burst)
         self.rate_errors = 0
         self._corked: list[bytes] | None = None
+        self.started = self.last_heard = asyncio.get_running_loop().time()
         peer = writer.get_extra_info("peername")
         self.peer = f"{peer[0]}:{peer[1]}" if isinstance(peer, tuple) else str(peer)
 
     # ------------------------------------------------------------ writing
 
-    def push(self, message: m.Message) -> None:
-        """Queue a message; drop the peer instead of buffering without bound."""
+    def push(self, message: m.Message, encoded: bytes | None = None) -> None:
+        """Queue a message (``encoded``: its bytes, when shared by many peers);
+        drop the peer instead of buffering without bound."""
         if self.closed:
             return
         try:
-            data = self.conn.send(message)
+            data = self.conn.send(message, encoded=encoded)
         except LocalProtocolError:
             log.exception("%s: refusing to send %s", self.peer, message.type)
             return
@@ -131,20 +133,24 @@ class ClientSession:
             if not self.writer.is_closing():
                 self.writer.close()
 
-    async def _read_loop(self) -> None:
+    def check_deadlines(self, now: float) -> None:
+        """Called by the server's watchdog: no hello in time, or silent too long."""
         net = self.server.net
+        if self.closed:
+            return
+        if self.player_id is None and now - self.started > net.hello_timeout:
+            self.close_with("hello_timeout", f"no hello within {net.hello_timeout:g} s")
+        elif self.player_id is not None and now - self.last_heard > net.idle_timeout:
+            self.close_with("idle", f"nothing heard for {net.idle_timeout:g} s (send ping)")
+
+    async def _read_loop(self) -> None:
+        # A plain read: the watchdog enforces the deadlines, so no per-read timer task.
+        loop = asyncio.get_running_loop()
         while not self.closed:
-            timeout = net.hello_timeout if self.player_id is None else net.idle_timeout
-            try:
-                data = await asyncio.wait_for(self.reader.read(65536), timeout)
-            except (TimeoutError, asyncio.TimeoutError):
-                if self.player_id is None:
-                    self.close_with("hello_timeout", f"no hello within {net.hello_timeout:g} s")
-                else:
-                    self.close_with("idle", f"nothing heard for {net.idle_timeout:g} s (send ping)")
-                return
+            data = await self.reader.read(65536)
             if not data:
                 return
+            self.last_heard = loop.time()
             self.conn.receive_data(data)
             try:
                 for message in self.conn:
@@ -200,9 +206,20 @@ class GameServer:
         self.shutting_down = False
         self._server: asyncio.base_events.Server | None = None
         self._tasks: set[asyncio.Task[None]] = set()
+        self._watchdog: asyncio.TimerHandle | None = None
 
     async def start(self, host: str, port: int) -> None:
         self._server = await asyncio.start_server(self._accept, host, port, limit=1 << 16)
+        self._watch_deadlines()
+
+    def _watch_deadlines(self) -> None:
+        """Every so often, drop sessions past their hello or idle deadline."""
+        loop = asyncio.get_running_loop()
+        now = loop.time()
+        for session in list(self.sessions):
+            session.check_deadlines(now)
+        period = min(1.0, self.net.hello_timeout / 4, self.net.idle_timeout / 4)
+        self._watchdog = loop.call_later(period, self._watch_deadlines)
 
     @property
     def port(self) -> int:
@@ -247,6 +264,8 @@ class GameServer:
     async def close(self, grace: float = 3.0) -> None:
         """Tell every client we are going, then close within ``grace`` seconds."""
         self.shutting_down = True
+        if self._watchdog is not None:
+            self._watchdog.cancel()
         if self._server is not None:
             self._server.close()
         for session in list(self.sessions):

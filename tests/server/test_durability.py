@@ -424,7 +424,7 @@ async def test_absent_players_seats_are_released_after_the_grace(durable):
         created = await ann.request(m.CreateTable, name="t", settings=m.TableSettings(seats=3))
         await bob.request(m.Join, table_id=created["table_id"])
         token = bob.link.token
-    await server.close(grace=1.0)  # a shutdown keeps the seats
+        await server.close(grace=1.0)  # a shutdown (with everyone still connected) keeps the seats
     server = await durable(restore_grace=0.3)
     table = server.lobby.tables[created["table_id"]]
     assert len(table.seats) == 2
