@@ -510,9 +510,13 @@ class Game:
 
     # ----------------------------------------------------------- persistence
 
-    def to_data(self) -> dict[str, Any]:
-        """The full state as plain data (msgpack/JSON friendly)."""
-        return {
+    def to_data(self, history: bool = True) -> dict[str, Any]:
+        """The full state as plain data (msgpack/JSON friendly).
+
+        ``history=False`` leaves out the action history, for callers that keep
+        it elsewhere (the server's action log): it grows with every action.
+        """
+        data = {
             "settings": self.settings.to_data(),
             "rng": self.rng.to_data(),
             "initial_rng": self.initial_rng,
@@ -530,9 +534,11 @@ class Game:
             "round_discards": [[s, c.text] for s, c in self.round_discards],
             "showdown": self.showdown,
             "round_log": [r.to_data() for r in self.round_log],
-            "history": [[s, a] for s, a in self.history],
             "standings": self.standings,
         }
+        if history:
+            data["history"] = [[s, a] for s, a in self.history]
+        return data
 
     @classmethod
     def from_data(cls, data: dict[str, Any]) -> "Game":
@@ -555,7 +561,7 @@ class Game:
         game.round_discards = [(s, Card.parse(c)) for s, c in data["round_discards"]]
         game.showdown = data["showdown"]
         game.round_log = [Record.from_data(r) for r in data["round_log"]]
-        game.history = [(s, a) for s, a in data["history"]]
+        game.history = [(s, a) for s, a in data.get("history", ())]
         game.standings = data["standings"]
         return game
 

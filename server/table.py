@@ -722,18 +722,8 @@ def public_round(entry: dict[str, Any]) -> dict[str, Any]:
 
 
 def checkpoint_json(game: Game) -> str:
-    """``Game.to_data()`` without the history (the action log holds it), as JSON text.
-
-    The history is set aside while ``to_data`` runs: copying it would make each
-    checkpoint cost more as the game goes on.
-    """
-    history, game.history = game.history, []
-    try:
-        data = game.to_data()
-    finally:
-        game.history = history
-    del data["history"]
-    return json.dumps(data, separators=(",", ":"))
+    """The engine state without its history (the action log holds that), as JSON text."""
+    return json.dumps(game.to_data(history=False), separators=(",", ":"))
 
 
 def checkpoint_state(game: Game) -> dict[str, Any]:
