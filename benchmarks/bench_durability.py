@@ -29,7 +29,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from client.link import Link, RequestFailed  # noqa: E402
+from client.link import RequestFailed  # noqa: E402
 from engine.actions import StartRound  # noqa: E402
 from engine.bots import baseline_action  # noqa: E402
 from engine.game import OVER, Game, Settings  # noqa: E402
@@ -38,6 +38,9 @@ from engine.views import decision_view  # noqa: E402
 from protocol import messages as m  # noqa: E402
 from server.store import Store  # noqa: E402
 from server.table import checkpoint_json  # noqa: E402
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from bench_server import Player  # noqa: E402
 
 FLAGS = ["--bot-delay", "0", "--round-pause", "0", "--turn-timeout", "60", "--request-rate", "100000",
          "--starting-balance", "1000000", "--log-level", "INFO"]
@@ -120,18 +123,8 @@ async def _drain(process: asyncio.subprocess.Process, lines: list[str]) -> None:
         lines.append(line.decode())
 
 
-class Seat:
-    """A protocol client that acts for its seat whenever its view says it may."""
-
-    def __init__(self, port: int, name: str) -> None:
-        self.view: dict | None = None
-        self.changed = asyncio.Event()
-        self.link = Link("127.0.0.1", port, name, on_push=self._push)
-
-    def _push(self, message: m.Message) -> None:
-        if isinstance(message, m.View):
-            self.view = message.view
-            self.changed.set()
+class Seat(Player):
+    """A protocol client that acts for its seat, with no think time, whenever its view says it may."""
 
     async def play(self, until: float, rtts: list[float]) -> None:
         while time.perf_counter() < until:

@@ -9,6 +9,7 @@ import pytest
 
 from engine.game import SHOWDOWN
 from protocol import messages as m
+from plain_data import strings_in
 from scripted import autoplay
 from server.net import ClientSession
 
@@ -55,9 +56,9 @@ async def test_no_client_is_ever_sent_another_players_hidden_cards(server, conne
         seat = table.seat_of(player_id)
         public = {str(c) for c in game.discard_pile}
         for record in game.round_log:
-            public |= _strings(record.for_seat(None))
+            public |= strings_in(record.for_seat(None))
             if record.seat == seat:
-                public |= _strings(record.for_seat(seat))
+                public |= strings_in(record.for_seat(seat))
         hidden = {str(c) for c in game.stock}
         if game.phase == SHOWDOWN or game.showdown is None:
             for other, p in game.players.items():
@@ -102,16 +103,3 @@ def _encoded(message) -> bytes:
 
 def _packed(card: str) -> bytes:
     return bytes([0xA0 | len(card)]) + card.encode()
-
-
-def _strings(obj) -> set[str]:
-    found, stack = set(), [obj]
-    while stack:
-        item = stack.pop()
-        if isinstance(item, str):
-            found.add(item)
-        elif isinstance(item, dict):
-            stack.extend(item.values())
-        elif isinstance(item, (list, tuple)):
-            stack.extend(item)
-    return found
