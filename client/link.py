@@ -99,11 +99,12 @@ class Link:
         except ProtocolError as exc:
             self._pending.pop(message.id, None)  # type: ignore[attr-defined]
             raise LinkError(exc.code, exc.message) from None
+        # A timer that fails the future, rather than wait_for's extra task per request.
+        timer = asyncio.get_running_loop().call_later(REQUEST_TIMEOUT, _expire, future, message.type)
         try:
-            reply = await asyncio.wait_for(future, REQUEST_TIMEOUT)
-        except asyncio.TimeoutError:
-            raise LinkError("timeout", f"no answer to {message.type} in {REQUEST_TIMEOUT:g} s") from None
+            reply = await future
         finally:
+            timer.cancel()
             self._pending.pop(message.id, None)  # type: ignore[attr-defined]
         if isinstance(reply, m.Error):
             raise (LinkError if isinstance(message, m.Hello) else RequestFailed)(reply.code, reply.message)
@@ -165,6 +166,11 @@ class Link:
         for task in self._tasks:
             with contextlib.suppress(asyncio.CancelledError, Exception):
                 await task
+
+
+def _expire(future: asyncio.Future[m.Message], kind: str) -> None:
+    if not future.done():
+        future.set_exception(LinkError("timeout", f"no answer to {kind} in {REQUEST_TIMEOUT:g} s"))
 
 
 def _reason(exc: BaseException) -> str:

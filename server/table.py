@@ -549,13 +549,14 @@ class Table:
             self._flushed.add(player_id)
             events = self._pending_events.pop(player_id, None)
             for start in range(0, len(events or ()), MAX_EVENTS):
-                self.hub.send(player_id, m.Event(table_id=self.table_id, events=tuple(events[start:start + MAX_EVENTS])))
+                self.hub.send(player_id, m.Event.prevalidated(
+                    table_id=self.table_id, events=tuple(events[start:start + MAX_EVENTS])))
             if seat is None:
                 if self._spectator_view is None:
-                    self._spectator_view = m.View(table_id=self.table_id, view=self.view(None))
+                    self._spectator_view = m.View.prevalidated(table_id=self.table_id, view=self.view(None))
                 self.hub.send(player_id, self._spectator_view)
-            else:
-                self.hub.send(player_id, m.View(table_id=self.table_id, view=self.view(seat)))
+            else:  # views are plain, string-keyed data by construction (tests/engine, tests/server)
+                self.hub.send(player_id, m.View.prevalidated(table_id=self.table_id, view=self.view(seat)))
 
     def flushed(self) -> None:
         """The flush is complete: the next change starts a new one."""

@@ -9,13 +9,14 @@ import pytest
 
 from engine.game import SHOWDOWN
 from protocol import messages as m
-from plain_data import strings_in
+from plain_data import assert_plain_data, strings_in
 from scripted import autoplay
 from server.net import ClientSession
 
 
 def conserved(client, brought: int) -> None:
     for view in client.all_views:
+        assert_plain_data(view)  # the server sends views unvalidated: they must be plain by construction
         if view["phase"] != "lobby":
             assert sum(p["stack"] for p in view["players"]) + view["pot"] == brought
 
