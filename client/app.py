@@ -95,8 +95,7 @@ class DabApp(App[None]):
         if session is None:
             return
         if session.state == CONNECTED:
-            self.connection_state = CONNECTED
-            session.listen(self.receive)
+            self._listen(session)
         else:
             self.run_worker(self._connect(session), name="connect", exit_on_error=False)
 
@@ -108,8 +107,12 @@ class DabApp(App[None]):
         except LinkError as exc:
             self.fail(f"cannot connect to {session.address}: {exc.message}")
             return
+        self._listen(session)
+
+    def _listen(self, session: Session) -> None:
         self.connection_state = CONNECTED
         session.listen(self.receive)
+        self.lobby.action_refresh()  # the table list comes pushed; the balance only with a list request
 
     def fail(self, text: str) -> None:
         """Leave the app with ``text`` as the error the command line prints."""
@@ -249,6 +252,9 @@ class DabApp(App[None]):
             self._back_to_lobby()
         elif kind == "ListTables":
             self._remember_tables(clean_data(result.get("tables", [])))
+            balance = result.get("balance")
+            if isinstance(balance, int) and not isinstance(balance, bool):
+                self.lobby.balance = balance
         elif kind == "CreateTable" and "table_id" in result:
             settings = fields.get("settings")
             wire = settings.to_wire() if hasattr(settings, "to_wire") else dict(settings or {})

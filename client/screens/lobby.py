@@ -17,6 +17,7 @@ from textual.screen import ModalScreen, Screen
 from textual.validation import Integer
 from textual.widgets import Button, Checkbox, DataTable, Footer, Input, Label, Static
 
+from ..session import CONNECTED
 from ..messages import SendRequest
 from ..widgets.basics import TooSmall
 
@@ -61,6 +62,7 @@ class LobbyScreen(Screen[None]):
     ]
 
     tables: var[list[dict[str, Any]]] = var(list, always_update=True, init=False)
+    balance: var[int | None] = var(None, init=False)  # chips kept on this server between games
 
     def compose(self) -> ComposeResult:
         yield TooSmall()
@@ -75,13 +77,21 @@ class LobbyScreen(Screen[None]):
         for label, width in (("Table", 16), ("Players", 20), ("Seats", 5), ("Ante/stack", 10),
                              ("Rules", 8), ("State", 8)):
             table.add_column(label, width=width, key=label.lower())
+        self._show_title()
+        self._fill(self.tables)
+
+    def watch_balance(self, balance: int | None) -> None:
+        if self.is_mounted:
+            self._show_title()
+
+    def _show_title(self) -> None:
         app = self.app
         where = getattr(app, "server_label", "")
+        chips = f"  {self.balance:,} chips" if self.balance is not None else ""
         self.query_one("#lobby-title", Static).update(Content.assemble(
             ("Down and Back", "bold"), ("  lobby", "dim"), (f"  {where}" if where else "", "dim"),
-            ("  as ", "dim"), Content.styled(getattr(app, "player_name", ""), "bold"),
+            ("  as ", "dim"), Content.styled(getattr(app, "player_name", ""), "bold"), (chips, "bold green"),
         ))
-        self._fill(self.tables)
 
     def watch_tables(self, tables: list[dict[str, Any]]) -> None:
         if self.is_mounted:
@@ -178,6 +188,11 @@ class LobbyScreen(Screen[None]):
 
     def action_refresh(self) -> None:
         self.post_message(SendRequest("ListTables"))
+
+    def on_screen_resume(self) -> None:
+        """Back in the lobby: fetch the list and our balance, which a game may have changed."""
+        if getattr(self.app, "connection_state", None) == CONNECTED:
+            self.action_refresh()
 
     def action_create(self) -> None:
         def done(fields: dict[str, Any] | None) -> None:

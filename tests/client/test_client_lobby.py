@@ -17,6 +17,7 @@ async def test_lobby_lists_tables_and_joins_watches_leaves(make_app, connect):
             await wait_for(pilot, lambda: "Carl's [b]den[/b" in screen_text(app), what="table listed (literally)")
             text = screen_text(app)
             assert "1/3" in text and "25/500" in text and "7T EC" in text and "waiting" in text
+            await wait_for(pilot, lambda: "10,000 chips" in screen_text(app), what="the balance shown")
 
             await pilot.press("enter")  # join the selected table
             await wait_for(pilot, lambda: table_ready(app) and app.view["seat"] is not None, what="seated")
