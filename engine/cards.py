@@ -87,8 +87,9 @@ class CardParseError(ValueError):
 
 class Card:
     """One playing card. Immutable, and interned: there are exactly 52 card
-    objects, so equality is identity (C-speed in ``card in hand``) and the
-    hash is the stable ``index`` (set order never depends on addresses).
+    objects, so equality and hashing are identity's, at C speed (``card in
+    hand``, sets of cards). Nothing may depend on the iteration order of a set
+    of cards; use ``index`` for a stable order.
     """
 
     __slots__ = ("rank", "suit", "index", "text")
@@ -112,9 +113,6 @@ class Card:
 
     def __setattr__(self, name: str, value: object) -> None:
         raise AttributeError("cards are immutable")
-
-    def __hash__(self) -> int:
-        return self.index
 
     def __reduce__(self):
         return (Card, (self.rank, self.suit))
