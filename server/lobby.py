@@ -182,8 +182,7 @@ class Lobby:
             self._corked = None
 
     def _push(self, session: "ClientSession", message: m.Message) -> None:
-        if self._corked is not None and session._corked is None:
-            session.cork()
+        if self._corked is not None and session.cork():
             self._corked.append(session)
         session.push(message)
 

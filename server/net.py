@@ -89,11 +89,14 @@ class ClientSession:
             return
         self._write(data)
 
-    def cork(self) -> None:
+    def cork(self) -> bool:
         """Hold pushes until :meth:`uncork`, so a burst (events, view, reply)
-        leaves in one write: the peer wakes once, not once per message."""
-        if self._corked is None:
-            self._corked = []
+        leaves in one write: the peer wakes once, not once per message.
+        Returns False if the session was corked already."""
+        if self._corked is not None:
+            return False
+        self._corked = []
+        return True
 
     def uncork(self) -> None:
         corked, self._corked = self._corked, None

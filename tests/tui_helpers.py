@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import time
-from typing import Any, Callable
+from typing import Any, AsyncIterator, Callable
 
 from textual.pilot import Pilot
 
@@ -102,3 +103,17 @@ async def start_two_player_game(pilot: Pilot, app: DabApp, bob: Any) -> None:
     await wait_for(pilot, lambda: len(app.view["players"]) == 2, what="Bob seated")
     await pilot.press("g")
     await wait_for(pilot, lambda: app.view["phase"] != "lobby", what="game started")
+
+
+@contextlib.asynccontextmanager
+async def opponent_playing(client: Any) -> AsyncIterator[asyncio.Task[None]]:
+    """A scripted opponent plays its seat in the background while the block runs."""
+    from scripted import autoplay
+
+    task = asyncio.create_task(autoplay(client, until_round=99))
+    try:
+        yield task
+    finally:
+        task.cancel()
+        with contextlib.suppress(asyncio.CancelledError, asyncio.TimeoutError):
+            await task

@@ -2,19 +2,15 @@
 
 from __future__ import annotations
 
-import asyncio
-import contextlib
 
-from scripted import autoplay
-from tui_helpers import drive, screen_name, screen_text, start_two_player_game, wait_for
+from tui_helpers import drive, screen_name, screen_text, start_two_player_game, wait_for, opponent_playing
 
 
 async def test_cut_at_a_chosen_position_then_at_random(make_app, connect):
     app = make_app("Ann")
     async with app.run_test(size=(80, 24)) as pilot, connect("Bob") as bob:
         await start_two_player_game(pilot, app, bob)
-        bob_task = asyncio.create_task(autoplay(bob, until_round=99))
-        try:
+        async with opponent_playing(bob):
             me = app.view["seat"]
             await drive(pilot, app, lambda: screen_name(app) == "CutScreen", what="Ann's cut", timeout=20)
             text = await wait_for(pilot, lambda: "Cut the deck" in screen_text(app) and screen_text(app))
@@ -37,7 +33,3 @@ async def test_cut_at_a_chosen_position_then_at_random(make_app, connect):
             await bob.wait_for(lambda: [e for e in bob.events if e["kind"] == "cut" and e["seat"] == me][1:])
             cuts = [e for e in bob.events if e["kind"] == "cut" and e["seat"] == me]
             assert cuts[1]["random"] and 4 <= cuts[1]["position"] <= 48
-        finally:
-            bob_task.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await bob_task

@@ -2,11 +2,8 @@
 
 from __future__ import annotations
 
-import asyncio
-import contextlib
 
-from scripted import autoplay
-from tui_helpers import drive, screen_text, start_two_player_game, wait_for
+from tui_helpers import drive, screen_text, start_two_player_game, wait_for, opponent_playing
 
 from client.widgets.basics import LineLog
 
@@ -15,8 +12,7 @@ async def test_reconnects_with_token_and_play_continues(make_app, connect):
     app = make_app("Ann")
     async with app.run_test(size=(80, 24)) as pilot, connect("Bob") as bob:
         await start_two_player_game(pilot, app, bob)
-        bob_task = asyncio.create_task(autoplay(bob, until_round=99))
-        try:
+        async with opponent_playing(bob):
             me = app.view["seat"]
             await drive(pilot, app, lambda: "take_stock" in app.table_screen.legal and app.screen is app.table_screen,
                         what="Ann's turn")
@@ -38,7 +34,3 @@ async def test_reconnects_with_token_and_play_continues(make_app, connect):
             await wait_for(pilot, lambda: len([d for d in app.view["round_discards"] if d["seat"] == me]) > thrown,
                            what="discard after reconnecting")
             assert "offline" not in screen_text(app)
-        finally:
-            bob_task.cancel()
-            with contextlib.suppress(asyncio.CancelledError, asyncio.TimeoutError):
-                await bob_task

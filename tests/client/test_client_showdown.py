@@ -2,16 +2,13 @@
 
 from __future__ import annotations
 
-import asyncio
-import contextlib
 
 import pytest
 
 from engine.cards import parse_cards
 from engine.hands import best_split
-from scripted import autoplay
 from server.table import TableConfig
-from tui_helpers import drive, screen_name, screen_text, start_two_player_game, wait_for
+from tui_helpers import drive, screen_name, screen_text, start_two_player_game, wait_for, opponent_playing
 
 from client.screens.showdown import ShowdownScreen
 
@@ -26,8 +23,7 @@ async def test_arrange_swap_confirm_reveal_and_game_over(make_app, connect):
     app = make_app("Ann")
     async with app.run_test(size=(80, 24)) as pilot, connect("Bob") as bob:
         await start_two_player_game(pilot, app, bob)
-        bob_task = asyncio.create_task(autoplay(bob, until_round=99))
-        try:
+        async with opponent_playing(bob):
             me = app.view["seat"]
             await drive(pilot, app, lambda: screen_name(app) == "ShowdownScreen", what="the showdown", timeout=20)
             screen = app.screen
@@ -84,7 +80,3 @@ async def test_arrange_swap_confirm_reveal_and_game_over(make_app, connect):
 
             await pilot.press("enter")  # back to the lobby
             await wait_for(pilot, lambda: screen_name(app) == "LobbyScreen", what="lobby")
-        finally:
-            bob_task.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await bob_task

@@ -3,11 +3,9 @@
 from __future__ import annotations
 
 import asyncio
-import contextlib
 
 from protocol import messages as m
-from scripted import autoplay
-from tui_helpers import drive, screen_name, screen_text, table_ready, wait_for
+from tui_helpers import drive, screen_name, screen_text, table_ready, wait_for, opponent_playing
 
 from client.render import rank_key
 from client.widgets.table import HandHelper, HandView
@@ -38,8 +36,7 @@ async def test_turn_flow_keys(make_app, connect):
     app = make_app("Ann")
     async with app.run_test(size=(80, 24)) as pilot:
         bob = await _table_with_bob(pilot, app, connect)
-        bob_task = asyncio.create_task(autoplay(bob, until_round=99))
-        try:
+        async with opponent_playing(bob):
             await pilot.press("g")  # the host starts the game
             await wait_for(pilot, lambda: app.view["phase"] != "lobby", what="game started")
             await asyncio.wait_for(_until_my_draw(pilot, app), 10)
@@ -71,10 +68,6 @@ async def test_turn_flow_keys(make_app, connect):
             me = app.view["seat"]
             assert {"seat": me, "card": chosen} in app.view["round_discards"]
             assert [k for k, _ in app.requests_sent[sent:]] == ["Act", "Act"]
-        finally:
-            bob_task.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await bob_task
             await bob.__aexit__(None, None, None)
 
 
@@ -172,11 +165,11 @@ async def test_house_rule_keys_skip_call_end_and_no_take_back(make_app, connect)
         await pilot.press("q")
         await wait_for(pilot, lambda: table_ready(app) and len(app.view["players"]) == 2)
         await bob.request(m.Start)
-        bob_task = asyncio.create_task(autoplay(bob, until_round=99))
+
         def my_draw() -> bool:
             return "take_stock" in app.table_screen.legal and app.screen is app.table_screen
 
-        try:
+        async with opponent_playing(bob):
             me = app.view["seat"]
             await drive(pilot, app, my_draw, what="Ann's draw")
             text = await wait_for(pilot, lambda: "k Skip" in screen_text(app) and screen_text(app), what="footer")
@@ -196,7 +189,3 @@ async def test_house_rule_keys_skip_call_end_and_no_take_back(make_app, connect)
             assert hand.picked != taken  # not offered
             await pilot.press("enter")
             await wait_for(pilot, lambda: len(app.view["hand"]) == 7 and taken in app.view["hand"])
-        finally:
-            bob_task.cancel()
-            with contextlib.suppress(asyncio.CancelledError, asyncio.TimeoutError):
-                await bob_task
