@@ -23,6 +23,7 @@ from typing import Any, Iterable, Sequence
 
 from .actions import (
     Action,
+    ActionLog,
     CallEnd,
     Cut,
     Discard,
@@ -147,7 +148,7 @@ class Game:
         self.round_discards: list[tuple[int, Card]] = []
         self.showdown: dict[str, Any] | None = None
         self.round_log: list[Record] = []
-        self.history: list[tuple[int | None, dict[str, Any]]] = []
+        self.history = ActionLog()
         self.standings: list[dict[str, Any]] | None = None
 
     # ----------------------------------------------------------- queries
@@ -222,7 +223,7 @@ class Game:
         """Apply ``action`` by ``seat`` (``None`` for table actions) and return what happened."""
         self.check(seat, action)
         records = self._do(seat, action)
-        self.history.append((seat, action.to_data()))
+        self.history.append(seat, action)
         self.round_log.extend(records)
         return records
 
@@ -561,7 +562,7 @@ class Game:
         game.round_discards = [(s, Card.parse(c)) for s, c in data["round_discards"]]
         game.showdown = data["showdown"]
         game.round_log = [Record.from_data(r) for r in data["round_log"]]
-        game.history = [(s, a) for s, a in data.get("history", ())]
+        game.history = ActionLog(data.get("history", ()))
         game.standings = data["standings"]
         return game
 
