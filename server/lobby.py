@@ -159,17 +159,20 @@ class Lobby:
             except sqlite3.Error as exc:
                 self.config.on_fatal(exc)
                 raise
-        # Whoever asked is answered first: their events and view, then their
-        # reply, in one write; then everyone else. Views are built here, once
-        # per member, from the state after every change of this unit (or group).
+        # Whoever asked is answered first: the reply leaves at once (it is what
+        # they wait for; the protocol lets it precede the pushes it caused),
+        # then their events and view, then everyone else's. Views are built
+        # here, once per member, from the state after every change of this
+        # unit (or group).
         self._corked = []
         try:
             for actor in actors:
-                for table in dirty.values():
-                    table.flush(only=actor)
                 for entry in outbox:
                     if entry[0] == actor:
                         self._deliver_entry(*entry)
+                self._uncork()
+                for table in dirty.values():
+                    table.flush(only=actor)
                 self._uncork()
             for entry in outbox:
                 if entry[0] not in actors:
@@ -395,12 +398,12 @@ class Lobby:
         """Answer one request with ``ok`` or ``error``; never raise.
 
         Returns None: the reply goes out (to the session that asked) with the
-        unit's flush, after the asker's own events and view and after the
-        commit that makes it true.
+        unit's flush, after the commit that makes it true and before the
+        pushes the request caused.
         """
         session = self.players[player_id].session
         try:
-            with self.atomic():  # the reply joins the unit's outbox, after the asker's own news
+            with self.atomic():  # the reply joins the unit's outbox, to leave first at the flush
                 reply = self._handle(player_id, msg)
                 self._actors.append(player_id)
                 self._outbox.append((player_id, reply, session))

@@ -7,8 +7,10 @@ from contextlib import AsyncExitStack
 
 import pytest
 
+from engine.bots import baseline_action
 from engine.game import SHOWDOWN
 from protocol import messages as m
+from protocol.framing import FrameDecoder
 from plain_data import assert_plain_data, strings_in
 from scripted import autoplay
 from server.net import ClientSession
@@ -104,3 +106,22 @@ def _encoded(message) -> bytes:
 
 def _packed(card: str) -> bytes:
     return bytes([0xA0 | len(card)]) + card.encode()
+
+
+async def test_the_reply_to_an_action_leaves_before_the_pushes_it_caused(connect):
+    """The asker waits for the reply; its new view and events follow it (as the protocol allows)."""
+    async with connect("ann") as ann, connect("bob") as bob:
+        created = await ann.request(m.CreateTable, name="order", settings=m.TableSettings(seats=2))
+        await bob.request(m.Join, table_id=created["table_id"])
+        await ann.request(m.Start)
+        for _ in range(3):  # the cut, a draw, a discard
+            asker = await ann.wait_for(lambda: next((c for c in (ann, bob) if c.views and c.view["legal"]), None))
+            before = len(asker.raw)
+            views = len(asker.all_views)
+            reply = await asker.act(baseline_action(asker.view).to_data())
+            await asker.wait_for(lambda: len(asker.all_views) > views)
+            decoder = FrameDecoder()
+            decoder.feed(bytes(asker.raw[before:]))
+            kinds = [frame["type"] for frame in iter(decoder.next_frame, None)]
+            assert kinds[0] == "ok" and "seq" in reply
+            assert "view" in kinds[1:]
