@@ -50,6 +50,7 @@ BOT_NAMES = ["Ada (bot)", "Bert (bot)", "Cleo (bot)", "Dot (bot)", "Eli (bot)"]
 CHAT_KEEP = 50
 MAX_EVENTS = 200  # per event message (the protocol's limit)
 HISTORY_KEEP = 100
+DEADLINE_SLACK = 0.001  # s: a deadline timer this close to the deadline counts it as reached
 
 
 class Hub(Protocol):
@@ -121,6 +122,7 @@ class Table:
         self.deadline_at: float | None = None
         self._decision: tuple | None = None
         self._deadline_handle: asyncio.TimerHandle | None = None
+        self._deadline_decision: tuple | None = None  # the decision deadline_at is for
         self._bot_handle: asyncio.TimerHandle | None = None
         self._round_handle: asyncio.TimerHandle | None = None
         self._round_first_seq = 0  # index in the action log of this round's start_round
@@ -481,8 +483,13 @@ class Table:
 
     def _after_records(self, records: list[Any]) -> None:
         self._note(records)
+        public = [r.for_seat(None) for r in records]  # what most members see: built once
         for player_id, seat in self._audience():
-            self._pending_events.setdefault(player_id, []).extend(r.for_seat(seat) for r in records)
+            events = self._pending_events.setdefault(player_id, [])
+            if seat is None:
+                events.extend(public)
+            else:
+                events.extend(r.for_seat(seat) if r.seat == seat and r.private else p for r, p in zip(records, public))
         self.hub.table_dirty(self)
 
     def _stacks(self) -> dict[int, int]:
@@ -535,9 +542,12 @@ class Table:
         """
         self._schedule()
         self.hub.table_dirty(self)
+
+    def _check_listing(self) -> None:
+        """Have the lobby's table list pushed again if what it shows of this table changed."""
         listed = (self.state, self.host_id, len(self.spectators),
                   tuple((i.seat, i.name, i.bot, self._connected(i)) for i in self.seats.values()))
-        if listed != self._listed:  # the lobby's table list shows none of the play itself
+        if listed != self._listed:  # the list shows none of the play itself
             self._listed = listed
             self.hub.tables_changed()
 
@@ -559,10 +569,15 @@ class Table:
                 self.hub.send(player_id, m.View.prevalidated(table_id=self.table_id, view=self.view(seat)))
 
     def flushed(self) -> None:
-        """The flush is complete: the next change starts a new one."""
+        """The flush is complete: the next change starts a new one.
+
+        The lobby list is checked here, after everyone has their news: it
+        changes rarely and is pushed at most twice a second anyway.
+        """
         self._flushed.clear()
         self._pending_events.clear()
         self._spectator_view = None
+        self._check_listing()
 
     # ------------------------------------------------------------ chat and history
 
@@ -610,21 +625,29 @@ class Table:
             self._bot_handle = self._loop.call_later(delay, self._play_automatic)
 
     def _set_deadline(self, seconds: float | None) -> None:
-        if self._deadline_handle is not None:
-            self._deadline_handle.cancel()
-            self._deadline_handle = None
+        """Set (or clear) the deadline of the current decision.
+
+        One timer serves every deadline: each action moves the deadline later,
+        and a timer that fires early re-arms itself for the rest, so most
+        actions neither cancel nor create a timer.
+        """
         if seconds is None:
             self.deadline_at = None
             return
         self.deadline_at = self._loop.time() + seconds
-        self._deadline_handle = self._loop.call_later(seconds, self._on_deadline, self._decision)
+        self._deadline_decision = self._decision
+        handle = self._deadline_handle
+        if handle is None or handle.when() > self.deadline_at:
+            if handle is not None:
+                handle.cancel()
+            self._deadline_handle = self._loop.call_at(self.deadline_at, self._on_deadline)
 
     def _cancel_all(self) -> None:
         self._set_deadline(None)
-        for handle in (self._bot_handle, self._round_handle):
+        for handle in (self._deadline_handle, self._bot_handle, self._round_handle):
             if handle is not None:
                 handle.cancel()
-        self._bot_handle = self._round_handle = None
+        self._deadline_handle = self._bot_handle = self._round_handle = None
 
     def close(self) -> None:
         self._cancel_all()
@@ -665,8 +688,14 @@ class Table:
 
         self._guarded(step)
 
-    def _on_deadline(self, decision: tuple | None) -> None:
+    def _on_deadline(self) -> None:
         self._deadline_handle = None
+        if self.deadline_at is None:
+            return  # the decision it timed was made, and nobody is on the clock now
+        if self.deadline_at - self._loop.time() > DEADLINE_SLACK:
+            self._deadline_handle = self._loop.call_at(self.deadline_at, self._on_deadline)
+            return
+        decision = self._deadline_decision
 
         def step() -> None:
             game = self.game
