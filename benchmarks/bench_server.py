@@ -4,9 +4,13 @@ Both servers run as separate processes; this process drives every client on one
 event loop. Each client "thinks" for a random time before each action (like a
 person, and so the offered load is known), then measures the round trip from
 sending ``act`` to its ``ok``, and the update: from sending ``act`` to holding
-its own new view (the server sends it just before the reply). The baseline is
+its own new view (the server sends it just after the reply). The baseline is
 a bare asyncio msgpack echo server answering the same number of clients at the
 same pace, measured in the same run, so the ratio cancels machine noise.
+
+Both measurements use the same minimal client (length-prefixed msgpack frames
+in, plain dicts out, read by the waiting coroutine itself), so what differs
+between the two is the server, not the client library.
 
     python benchmarks/bench_server.py [--clients 400] [--tables 100] [--seconds 20]
 """
@@ -23,14 +27,16 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
+
+import msgpack
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from client.link import Link, RequestFailed  # noqa: E402
 from engine.bots import baseline_action  # noqa: E402
 from protocol import messages as m  # noqa: E402
-from protocol.framing import FrameDecoder, encode_frame  # noqa: E402
+from protocol.framing import HEADER_SIZE, encode_frame  # noqa: E402
 
 ECHO_SERVER = """
 import asyncio, sys
@@ -79,66 +85,84 @@ def percentile(samples: list[float], q: float) -> float:
     return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
 
 
-async def echo_client(port: int, until: float, pace: float, rtts: list[float]) -> None:
-    reader, writer = await asyncio.open_connection("127.0.0.1", port)
-    decoder = FrameDecoder()
-    request_id = 0
-    while time.perf_counter() < until:
-        await asyncio.sleep(think(pace))
-        request_id += 1
-        sent = time.perf_counter()
-        writer.write(encode_frame({"type": "act", "id": request_id, "action": {"kind": "take_stock"}}))
-        while (frame := decoder.next_frame()) is None:
-            decoder.feed(await reader.read(65536))
-        rtts.append(time.perf_counter() - sent)
-    writer.close()
+class Client:
+    """A minimal protocol client: frames out, plain dicts in, no background reader."""
 
-
-class Player:
-    def __init__(self, port: int, name: str) -> None:
-        self.view: dict | None = None
-        self.views = 0
+    def __init__(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        self.reader, self.writer = reader, writer
+        self.ids = 0
+        self.view: dict[str, Any] | None = None
         self.view_at = 0.0
-        self.changed = asyncio.Event()
-        self.link = Link("127.0.0.1", port, name, on_push=self._push)
 
-    def _push(self, message: m.Message) -> None:
-        if isinstance(message, m.View):
-            self.view = message.view
-            self.views += 1
-            self.view_at = time.perf_counter()
-            self.changed.set()
+    @classmethod
+    async def open(cls, port: int) -> "Client":
+        return cls(*await asyncio.open_connection("127.0.0.1", port))
 
-    async def next_view(self, after: int) -> float:
-        """When the first view after the ``after``-th arrived."""
-        while self.views <= after:
-            self.changed.clear()
-            await self.changed.wait()
-        return self.view_at
+    async def frame(self) -> dict[str, Any]:
+        """The next frame; a view is kept (with when it arrived) as it passes."""
+        body = await self.reader.readexactly(int.from_bytes(await self.reader.readexactly(HEADER_SIZE), "big"))
+        frame = msgpack.unpackb(body)
+        if frame["type"] == "view":
+            self.view, self.view_at = frame["view"], time.perf_counter()
+        return frame
 
-    async def my_turn(self) -> dict:
+    def send(self, message: dict[str, Any]) -> int:
+        self.ids += 1
+        self.writer.write(encode_frame({**message, "id": self.ids}, checked=True))
+        return self.ids
+
+    async def reply(self, request_id: int) -> dict[str, Any]:
+        while True:
+            frame = await self.frame()
+            if frame["type"] in ("ok", "error", "welcome") and frame.get("id") == request_id:
+                return frame
+
+    async def request(self, message: m.Message) -> dict[str, Any]:
+        """Set-up requests: sent as the protocol's own messages, must succeed."""
+        wire = message.to_wire()
+        del wire["id"]
+        reply = await self.reply(self.send(wire))
+        if reply["type"] == "error":
+            raise SystemExit(f"{message.type} refused: {reply}")
+        return reply.get("result", reply)
+
+    async def my_turn(self) -> dict[str, Any]:
+        """The newest view, once it offers this seat something to do."""
         while not (self.view and self.view.get("legal")):
-            self.changed.clear()
-            await self.changed.wait()
+            await self.frame()
         return self.view
 
+    def close(self) -> None:
+        self.writer.close()
 
-async def play(player: Player, until: float, pace: float, rtts: list[float], updates: list[float]) -> None:
+
+async def echo_client(port: int, until: float, pace: float, rtts: list[float]) -> None:
+    client = await Client.open(port)
+    while time.perf_counter() < until:
+        await asyncio.sleep(think(pace))
+        sent = time.perf_counter()
+        await client.reply(client.send({"type": "act", "action": {"kind": "take_stock"}}))
+        rtts.append(time.perf_counter() - sent)
+    client.close()
+
+
+async def play(client: Client, until: float, pace: float, rtts: list[float], updates: list[float]) -> None:
     while time.perf_counter() < until:
         try:
-            view = await asyncio.wait_for(player.my_turn(), max(0.01, until - time.perf_counter()))
+            view = await asyncio.wait_for(client.my_turn(), max(0.01, until - time.perf_counter()))
         except asyncio.TimeoutError:
             return
         await asyncio.sleep(think(pace))
         action = baseline_action(view).to_data()
-        seen = player.views
+        client.view = None
         sent = time.perf_counter()
-        try:
-            await player.link.act(action)
-        except RequestFailed:
-            continue  # the view went stale while thinking (a deadline): not a measured action
+        reply = await client.reply(client.send({"type": "act", "action": action}))
+        if reply["type"] != "ok":
+            continue  # the view went stale while thinking: not a measured action
         rtts.append(time.perf_counter() - sent)
-        updates.append(await player.next_view(seen) - sent)  # already here: it came first
+        while client.view is None:  # the new view follows the reply
+            await client.frame()
+        updates.append(client.view_at - sent)
 
 
 async def measure_echo(clients: int, seconds: float, pace: float) -> list[float]:
@@ -161,26 +185,28 @@ async def measure_game(
         "--round-pause", "0", "--turn-timeout", "120", "--max-connections", str(clients + 10), "--memory",
         "--data-dir", data_dir,
     )
-    players = [Player(port, f"p{i}") for i in range(clients)]
+    clients_: list[Client] = []
     try:
-        for chunk in range(0, clients, 50):
-            await asyncio.gather(*(p.link.connect() for p in players[chunk:chunk + 50]))
+        for i in range(clients):
+            client = await Client.open(port)
+            await client.request(m.Hello(id=1, version=m.PROTOCOL_VERSION, name=f"p{i}", client="bench"))
+            clients_.append(client)
         per_table = clients // tables
         for t in range(tables):
-            seated = players[t * per_table:(t + 1) * per_table]
-            created = await seated[0].link.request(
-                m.CreateTable, name=f"bench {t}", settings=m.TableSettings(seats=per_table, stack=10**6, ante=1)
+            seated = clients_[t * per_table:(t + 1) * per_table]
+            created = await seated[0].request(
+                m.CreateTable(id=1, name=f"bench {t}", settings=m.TableSettings(seats=per_table, stack=10**6, ante=1))
             )
-            for player in seated[1:]:
-                await player.link.request(m.Join, table_id=created["table_id"])
-            await seated[0].link.request(m.Start)
+            for client in seated[1:]:
+                await client.request(m.Join(id=1, table_id=created["table_id"]))
+            await seated[0].request(m.Start(id=1))
         rtts: list[float] = []
         updates: list[float] = []
         until = time.perf_counter() + seconds
-        await asyncio.gather(*(play(p, until, pace, rtts, updates) for p in players))
+        await asyncio.gather(*(play(c, until, pace, rtts, updates) for c in clients_))
     finally:
-        for p in players:
-            await p.link.close()
+        for client in clients_:
+            client.close()
         process.terminate()
         await process.wait()
     return rtts, updates
