@@ -1,4 +1,4 @@
-"""Sockets: the accept loop and one session per connection.
+"""Sockets: the listening server and one session (an asyncio protocol) per connection.
 
 A session reads with deadlines (hello, idle), feeds bytes to the sans-I/O
 :class:`protocol.Connection`, rate-limits requests, and hands each request to
@@ -56,11 +56,14 @@ class TokenBucket:
         return False
 
 
-class ClientSession:
-    def __init__(self, server: "GameServer", reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+class ClientSession(asyncio.Protocol):
+    """One connection. Bytes are handled in ``data_received`` itself, with no
+    reader task between the socket and the lobby: a request is answered in the
+    event-loop iteration its bytes arrive in."""
+
+    def __init__(self, server: "GameServer") -> None:
         self.server = server
-        self.reader = reader
-        self.writer = writer
+        self.transport: asyncio.Transport | None = None
         self.conn = Connection("server")
         self.player_id: str | None = None
         self.closed = False
@@ -68,9 +71,61 @@ class ClientSession:
         self.chats = TokenBucket(server.net.chat_rate, server.net.chat_burst)
         self.rate_errors = 0
         self._corked: list[bytes] | None = None
-        self.started = self.last_heard = asyncio.get_running_loop().time()
-        peer = writer.get_extra_info("peername")
+        self._loop = asyncio.get_running_loop()
+        self.started = self.last_heard = self._loop.time()
+        self.gone: asyncio.Future[None] = self._loop.create_future()  # done once the connection is lost
+        self.peer = "?"
+
+    # ------------------------------------------------------------ connection
+
+    def connection_made(self, transport: asyncio.BaseTransport) -> None:
+        assert isinstance(transport, asyncio.Transport)
+        self.transport = transport
+        peer = transport.get_extra_info("peername")
         self.peer = f"{peer[0]}:{peer[1]}" if isinstance(peer, tuple) else str(peer)
+        server = self.server
+        if server.shutting_down or len(server.sessions) >= server.net.max_connections:
+            code = "shutting_down" if server.shutting_down else "server_full"
+            text = "the server is shutting down" if server.shutting_down else "the server has too many connections"
+            self.push(m.Error(id=None, code=code, message=text))
+            self.close_with(code, text)
+            return
+        sock = transport.get_extra_info("socket")
+        if sock is not None:
+            sock.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, server.net.socket_send_buffer)
+        server.sessions.add(self)
+
+    def data_received(self, data: bytes) -> None:
+        if self.closed:
+            return
+        self.last_heard = self._loop.time()
+        self.conn.receive_data(data)
+        try:
+            for message in self.conn:
+                self._dispatch(message)
+                if self.closed:
+                    return
+        except RemoteProtocolError as exc:
+            self.push(m.Error.from_exception(exc))
+            self.close_with("protocol_error", exc.message[:1000])
+        except Exception:  # a bug in one session must not take the server down
+            log.exception("%s: session failed", self.peer)
+            self.abort()
+
+    def eof_received(self) -> bool:
+        return False  # the peer hung up: close our end too
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        self.closed = True
+        self.server.sessions.discard(self)
+        try:
+            if self.player_id is not None:
+                self.server.lobby.disconnected(self.player_id, self)
+        except Exception:  # pragma: no cover - a bug, logged with its traceback
+            log.exception("%s: disconnect handling failed", self.peer)
+        finally:
+            if not self.gone.done():
+                self.gone.set_result(None)
 
     # ------------------------------------------------------------ writing
 
@@ -90,8 +145,8 @@ class ClientSession:
         self._write(data)
 
     def cork(self) -> bool:
-        """Hold pushes until :meth:`uncork`, so a burst (events, view, reply)
-        leaves in one write: the peer wakes once, not once per message.
+        """Hold pushes until :meth:`uncork`, so a burst (events, view) leaves
+        in one write: the peer wakes once, not once per message.
         Returns False if the session was corked already."""
         if self._corked is not None:
             return False
@@ -104,8 +159,9 @@ class ClientSession:
             self._write(b"".join(corked))
 
     def _write(self, data: bytes) -> None:
-        self.writer.write(data)
-        transport = self.writer.transport
+        transport = self.transport
+        assert transport is not None
+        transport.write(data)
         if transport.get_write_buffer_size() > self.server.net.max_backlog:
             log.warning("%s: not reading (%d bytes queued); disconnecting", self.peer, transport.get_write_buffer_size())
             self.abort()
@@ -116,25 +172,15 @@ class ClientSession:
             return
         self.push(m.Bye(reason=reason, message=message))
         self.closed = True
-        self.writer.close()
+        assert self.transport is not None
+        self.transport.close()
 
     def abort(self) -> None:
         self.closed = True
-        self.writer.transport.abort()
+        if self.transport is not None:
+            self.transport.abort()
 
     # ------------------------------------------------------------ reading
-
-    async def run(self) -> None:
-        try:
-            await self._read_loop()
-        except (ConnectionError, asyncio.IncompleteReadError):
-            pass
-        finally:
-            self.closed = True
-            if self.player_id is not None:
-                self.server.lobby.disconnected(self.player_id, self)
-            if not self.writer.is_closing():
-                self.writer.close()
 
     def check_deadlines(self, now: float) -> None:
         """Called by the server's watchdog: no hello in time, or silent too long."""
@@ -145,25 +191,6 @@ class ClientSession:
             self.close_with("hello_timeout", f"no hello within {net.hello_timeout:g} s")
         elif self.player_id is not None and now - self.last_heard > net.idle_timeout:
             self.close_with("idle", f"nothing heard for {net.idle_timeout:g} s (send ping)")
-
-    async def _read_loop(self) -> None:
-        # A plain read: the watchdog enforces the deadlines, so no per-read timer task.
-        loop = asyncio.get_running_loop()
-        while not self.closed:
-            data = await self.reader.read(65536)
-            if not data:
-                return
-            self.last_heard = loop.time()
-            self.conn.receive_data(data)
-            try:
-                for message in self.conn:
-                    self._dispatch(message)
-                    if self.closed:
-                        return
-            except RemoteProtocolError as exc:
-                self.push(m.Error.from_exception(exc))
-                self.close_with("protocol_error", exc.message[:1000])
-                return
 
     def _dispatch(self, message: m.Message) -> None:
         request_id = getattr(message, "id", None)
@@ -208,11 +235,11 @@ class GameServer:
         self.sessions: set[ClientSession] = set()
         self.shutting_down = False
         self._server: asyncio.base_events.Server | None = None
-        self._tasks: set[asyncio.Task[None]] = set()
         self._watchdog: asyncio.TimerHandle | None = None
 
     async def start(self, host: str, port: int) -> None:
-        self._server = await asyncio.start_server(self._accept, host, port, limit=1 << 16)
+        loop = asyncio.get_running_loop()
+        self._server = await loop.create_server(lambda: ClientSession(self), host, port)
         self._watch_deadlines()
 
     def _watch_deadlines(self) -> None:
@@ -234,32 +261,6 @@ class GameServer:
         assert self._server is not None
         return [f"{s.getsockname()[0]}:{s.getsockname()[1]}" for s in self._server.sockets]
 
-    async def _accept(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-        if self.shutting_down or len(self.sessions) >= self.net.max_connections:
-            conn = Connection("server")
-            code = "shutting_down" if self.shutting_down else "server_full"
-            text = "the server is shutting down" if self.shutting_down else "the server has too many connections"
-            writer.write(conn.send(m.Error(id=None, code=code, message=text)))
-            writer.write(conn.send(m.Bye(reason=code, message=text)))
-            writer.close()
-            return
-        sock = writer.get_extra_info("socket")
-        if sock is not None:
-            sock.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, self.net.socket_send_buffer)
-        session = ClientSession(self, reader, writer)
-        self.sessions.add(session)
-        task = asyncio.current_task()
-        if task is not None:
-            self._tasks.add(task)
-        try:
-            await session.run()
-        except Exception:  # a bug in one session must not take the server down
-            log.exception("%s: session failed", session.peer)
-        finally:
-            self.sessions.discard(session)
-            if task is not None:
-                self._tasks.discard(task)
-
     async def serve_forever(self) -> None:
         assert self._server is not None
         await self._server.serve_forever()
@@ -274,12 +275,10 @@ class GameServer:
         for session in list(self.sessions):
             session.close_with("shutting_down", "the server is shutting down")
         self.lobby.close()
-        tasks = list(self._tasks)
-        if tasks:
-            _, pending = await asyncio.wait(tasks, timeout=grace)
-            if pending:  # peers that did not hang up: cut them off, let their tasks end
+        gone = [session.gone for session in self.sessions]
+        if gone:
+            _, pending = await asyncio.wait(gone, timeout=grace)
+            if pending:  # peers that did not hang up: cut them off
                 for session in list(self.sessions):
                     session.abort()
-                _, pending = await asyncio.wait(pending, timeout=1.0)
-            for task in pending:
-                task.cancel()
+                await asyncio.wait(pending, timeout=1.0)

@@ -157,13 +157,13 @@ async def test_a_client_that_never_reads_is_dropped_and_delays_nobody(server, co
             nonlocal peak
             original_push(_session, message)
             if not _session.closed:
-                peak = max(peak, _session.writer.transport.get_write_buffer_size())
+                peak = max(peak, _session.transport.get_write_buffer_size())
 
         sloth.push = measuring_push  # type: ignore[method-assign]
         await ann.request(m.Start)
         players = asyncio.gather(autoplay(ann, 10_000, host=True), autoplay(bob, 10_000))
         await ann.wait_for(lambda: sloth.closed, 60)
-        assert sloth not in server.sessions or sloth.writer.transport.is_closing()
+        assert sloth not in server.sessions or sloth.transport.is_closing()
         assert peak <= server.net.max_backlog
         # The others play on at full speed: two more rounds, then the host ends it.
         table = server.lobby.tables[created["table_id"]]
