@@ -94,9 +94,11 @@ async def autoplay(client, until_round: int, host: bool = False) -> None:
             return
         if host and view["round"] > until_round:
             await client.request(m.EndGame)
-            continue
-        action = baseline_action(view).to_data()
-        try:
-            await client.act(action)
-        except RequestFailed as exc:  # a stale view: the deadline or a bot moved first
-            assert exc.code in ("not_your_turn", "illegal_action"), exc
+        else:
+            try:
+                await client.act(baseline_action(view).to_data())
+            except RequestFailed as exc:  # a stale view: the deadline or a bot moved first
+                assert exc.code in ("not_your_turn", "illegal_action"), exc
+        # The view this decision came from is out of date either way; its
+        # successor may arrive after the reply, so wait for it.
+        await client.wait_for(lambda: client.view is not view)
