@@ -10,12 +10,11 @@ choice (take from the stock, throw the recommended card, recommended split).
 
 from __future__ import annotations
 
-from functools import lru_cache
 from typing import Any
 
 from .actions import Action, CallEnd, Cut, Discard, Split, TakeDiscard, TakeStock
 from .cards import DECK, Card, parse_cards
-from .hands import best_discard_index, best_split, best_split_score
+from .hands import DiscardSearch, best_discard_index, best_split, best_split_score
 
 # Take the visible discard when it beats the current hand by more than this.
 # Greedy (0) beat a 0.02 margin head to head: 327 to 261 pots in 2,000
@@ -29,32 +28,59 @@ def _kinds(view: dict[str, Any]) -> dict[str, dict[str, Any]]:
     return {entry["kind"]: entry for entry in view["legal"]}
 
 
-# Memos keyed by a hand's text (in hand order): the draw step and the discard
-# step after taking the pile card ask about the same 8 cards, and the 7 cards a
+# Memos keyed by a hand's text (in hand order): a discard after taking the pile
+# card is decided on the 8 cards the draw step looked at, and the 7 cards a
 # discard keeps are, in the same order, the next turn's hand.
-_SCORES: dict[tuple[str, ...], float] = {}
+_DISCARDS: dict[tuple[str, ...], tuple[Card, float]] = {}  # 8 cards -> (card to throw, score of the rest)
+_SCORES: dict[tuple[str, ...], float] = {}  # 7 cards -> best split score
 MEMO_SIZE = 4096
 _CARD = {str(card): card for card in DECK}
 _INDEX = {str(card): card.index for card in DECK}
 
 
-@lru_cache(maxsize=MEMO_SIZE)
+def _remember(memo: dict[tuple[str, ...], Any], hand: tuple[str, ...], value: Any) -> None:
+    """Store in a memo that is emptied when full (bots run for days in a server)."""
+    if len(memo) >= MEMO_SIZE:
+        memo.clear()
+    memo[hand] = value
+
+
+def _indices(hand: tuple[str, ...]) -> list[int]:
+    """The hand's card indices, ascending, as the hands module's bot helpers take them."""
+    return sorted([_INDEX[text] for text in hand])
+
+
 def _best_discard(hand: tuple[str, ...]) -> tuple[Card, float]:
-    throw, score = best_discard_index(sorted([_INDEX[text] for text in hand]))
-    card = DECK[throw]
-    if len(_SCORES) >= MEMO_SIZE:
-        _SCORES.clear()
-    kept = list(hand)
-    kept.remove(str(card))
-    _SCORES[tuple(kept)] = score
-    return card, score
+    choice = _DISCARDS.get(hand)
+    if choice is None:
+        throw, score = best_discard_index(_indices(hand))
+        choice = (DECK[throw], score)
+        _remember(_DISCARDS, hand, choice)
+    return choice
 
 
 def _score(hand: tuple[str, ...]) -> float:
     score = _SCORES.get(hand)
     if score is None:
-        score = _SCORES[hand] = best_split_score([_CARD[text] for text in hand])
+        score = best_split_score([_CARD[text] for text in hand])
+        _remember(_SCORES, hand, score)
     return score
+
+
+def _takes_pile(hand: list[str], top: str, score: float) -> bool:
+    """Whether taking ``top`` improves the best split by more than the margin.
+
+    Usually it does not, and the best score of the 8 cards settles that
+    without working out which card to throw; when it does, the throw is
+    worked out now and kept for the discard that follows.
+    """
+    eight = (*hand, top)
+    search = DiscardSearch(_indices(eight))
+    if search.score <= score + TAKE_DISCARD_MARGIN:
+        return False
+    card = DECK[search.throw_index()]
+    _remember(_DISCARDS, eight, (card, search.score))
+    return card.text != top
 
 
 def recommended_split(cards: list[Card]) -> Split:
@@ -64,8 +90,11 @@ def recommended_split(cards: list[Card]) -> Split:
 
 def throw(hand: list[str], allowed: list[str]) -> Card:
     """The allowed card whose loss leaves the best 7-card split."""
-    card, _ = _best_discard(tuple(hand))
-    if str(card) in allowed:
+    card, score = _best_discard(tuple(hand))
+    if card.text in allowed:
+        kept = list(hand)
+        kept.remove(card.text)
+        _remember(_SCORES, tuple(kept), score)
         return card
     rest = lambda c: tuple(x for x in hand if x != c)  # noqa: E731
     return Card.parse(max(allowed, key=lambda c: (_score(rest(c)), -Card.parse(c).index)))
@@ -86,11 +115,8 @@ def baseline_action(view: dict[str, Any]) -> Action:
     score = _score(tuple(hand))
     if "call_end" in legal and score >= CALL_END_SCORE:
         return CallEnd()
-    if "take_discard" in legal:
-        top = view["discard_top"]
-        thrown, improved = _best_discard((*hand, top))
-        if str(thrown) != top and improved > score + TAKE_DISCARD_MARGIN:
-            return TakeDiscard()
+    if "take_discard" in legal and _takes_pile(hand, view["discard_top"], score):
+        return TakeDiscard()
     return TakeStock()
 
 

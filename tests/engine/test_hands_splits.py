@@ -13,8 +13,10 @@ from engine.cards import DECK, Card, parse_cards
 from engine.hands import (
     Category3,
     Category4,
+    DiscardSearch,
     SplitOption,
     best_discard,
+    best_discard_index,
     best_split,
     best_split_score,
     evaluate3,
@@ -239,6 +241,17 @@ def test_best_discard_ties_throw_the_lowest_card() -> None:
     # Two interchangeable junk cards (same rank, suits equivalent): lowest index.
     eight = parse_cards("KS KH KD KC 7S 7H 2S 2H")
     assert best_discard(eight) == brute_best_discard(eight)
+
+
+def test_discard_search_gives_what_best_discard_index_gives() -> None:
+    """The score first, the throw on request: the same answer, ties included."""
+    rng = random.Random(77)
+    few_ranks = [[c for c in DECK if c.rank in ranks] for ranks in ([12, 13], [2, 7, 13], [1, 5, 9, 10])]
+    hands = [rng.sample(DECK, 8) for _ in range(2000)] + [rng.sample(rng.choice(few_ranks), 8) for _ in range(500)]
+    for eight in hands:
+        idx = sorted(c.index for c in eight)
+        search = DiscardSearch(idx)
+        assert (search.throw_index(), search.score) == best_discard_index(idx)
 
 
 def test_best_discard_keeps_the_obvious_hand() -> None:
