@@ -29,7 +29,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from client.link import RequestFailed  # noqa: E402
+from client.link import Link, RequestFailed  # noqa: E402
 from engine.actions import StartRound  # noqa: E402
 from engine.bots import baseline_action  # noqa: E402
 from engine.game import OVER, Game, Settings  # noqa: E402
@@ -38,9 +38,6 @@ from engine.views import decision_view  # noqa: E402
 from protocol import messages as m  # noqa: E402
 from server.store import Store  # noqa: E402
 from server.table import checkpoint_json  # noqa: E402
-
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from bench_server import Player  # noqa: E402
 
 FLAGS = ["--bot-delay", "0", "--round-pause", "0", "--turn-timeout", "60", "--request-rate", "100000",
          "--starting-balance", "1000000", "--log-level", "INFO"]
@@ -123,13 +120,26 @@ async def _drain(process: asyncio.subprocess.Process, lines: list[str]) -> None:
         lines.append(line.decode())
 
 
-class Seat(Player):
+class Seat:
     """A protocol client that acts for its seat, with no think time, whenever its view says it may."""
 
+    def __init__(self, port: int, name: str) -> None:
+        self.view: dict | None = None
+        self.views = 0
+        self.changed = asyncio.Event()
+        self.link = Link("127.0.0.1", port, name, on_push=self._push)
+
+    def _push(self, message: m.Message) -> None:
+        if isinstance(message, m.View):
+            self.view = message.view
+            self.views += 1
+            self.changed.set()
+
     async def play(self, until: float, rtts: list[float]) -> None:
+        acted_on = -1  # views seen when we last acted: the next decision needs a newer one
         while time.perf_counter() < until:
             view = self.view
-            if view is None or not view["legal"] or view["phase"] == "over":
+            if view is None or self.views == acted_on or not view["legal"] or view["phase"] == "over":
                 self.changed.clear()
                 try:
                     await asyncio.wait_for(self.changed.wait(), 0.5)
@@ -137,12 +147,12 @@ class Seat(Player):
                     pass
                 continue
             action = baseline_action(view).to_data()
+            acted_on = self.views
             started = time.perf_counter()
             try:
                 await self.link.act(action)
             except RequestFailed:
-                self.view = None  # stale: wait for the next view
-                continue
+                continue  # stale: wait for the next view
             rtts.append(time.perf_counter() - started)
 
 

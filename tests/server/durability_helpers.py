@@ -175,7 +175,7 @@ class Player:
             if view["phase"] == "over":
                 await self.disconnect()
                 return True
-            seen = len(client.all_views)  # after a failure, act again only on a newer view
+            seen = len(client.all_views)  # act again only on a newer view (it may follow the reply)
             if not view["legal"]:
                 try:
                     await client.request(m.EndGame)
@@ -188,7 +188,6 @@ class Player:
             except RequestFailed as exc:  # a stale view: a deadline or a bot moved first
                 assert exc.code in ("not_your_turn", "illegal_action", "rate_limited"), exc
                 continue
-            seen = -1
             self.acked.append((self.table_id, result["seq"], view["seat"], action))  # type: ignore[arg-type]
 
 
