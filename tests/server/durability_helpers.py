@@ -152,13 +152,13 @@ class Player:
                 await self.disconnect()
 
     async def _play(self, client: ScriptedClient, end_after: int | None, stop: Any) -> bool:
-        seen = -1
+        acted_on = None  # the view of the last decision: the next one needs a newer view
 
         def ready() -> dict[str, Any] | None:
             if client.closed_with or client.link.closed:
                 raise Disconnected
             view = client.views.get(self.table_id or "")
-            if not view or view["phase"] == "lobby" or len(client.all_views) <= seen:
+            if not view or view["phase"] == "lobby" or view is acted_on:
                 return None
             if stop is not None and stop(view):
                 return view
@@ -175,7 +175,7 @@ class Player:
             if view["phase"] == "over":
                 await self.disconnect()
                 return True
-            seen = len(client.all_views)  # act again only on a newer view (it may follow the reply)
+            acted_on = view  # its successor may arrive after the reply
             if not view["legal"]:
                 try:
                     await client.request(m.EndGame)
