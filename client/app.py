@@ -191,10 +191,11 @@ class DabApp(App[None]):
         screen = self.table_screen if self.table_screen is not None and self.table_screen.is_mounted else None
         if message.state == RECONNECTING:
             if previous != RECONNECTING:
-                self.notify(f"Connection lost ({message.text}). Reconnecting…", title="Connection",
+                more = self.display_options.ellipsis
+                self.notify(f"Connection lost ({message.text}). Reconnecting{more}", title="Connection",
                             severity="warning", timeout=4)
                 if screen is not None:
-                    screen.note("Connection lost: reconnecting…")
+                    screen.note(f"Connection lost: reconnecting{more}")
         elif message.state == CONNECTED:
             self.notify("Reconnected: the game goes on.", title="Connection", timeout=3)
             if screen is not None:

@@ -105,6 +105,10 @@ class Display:
         return "<-/->" if self.ascii else "←→"
 
     @property
+    def ellipsis(self) -> str:
+        return "..." if self.ascii else "…"
+
+    @property
     def dash(self) -> str:
         return "-" if self.ascii else "—"
 

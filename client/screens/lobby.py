@@ -121,7 +121,8 @@ class LobbyScreen(Screen[None]):
             table.move_cursor(row=table.get_row_index(selected))
         note = self.query_one("#lobby-note", Static)
         if tables:
-            note.update(Content.styled("⏎/j join, w watch. Rules: 7T seven turns, EC early call, NTB no take-back",
+            enter = "Enter" if self._ascii else "⏎"
+            note.update(Content.styled(f"{enter}/j join, w watch. Rules: 7T seven turns, EC early call, NTB no take-back",
                                        "dim"))
         else:
             note.update(Content.styled("No tables yet: press n to create one, or q to quick-join.", "dim"))

@@ -283,7 +283,7 @@ class TableScreen(Screen[None]):
             return Content.assemble("Waiting for ", name(host) if host is not None else Content("the host"),
                                     "\nto start the game.")
         if self.pending:
-            return Content.styled("Sending…", "dim")
+            return Content.styled(f"Sending{d.ellipsis}", "dim")
         if phase == "cut":
             if "cut" in legal:
                 return Content.styled("Cut the deck.", "bold")

@@ -109,7 +109,7 @@ class SeatPanel(RowsWidget):
         elif s.submitted:
             status = Content.styled("split in" if display.ascii else "✓ split in", "#87d787")
         elif s.deciding:
-            status = Content.styled("splitting…", "#ffd75f")
+            status = Content.styled(f"splitting{display.ellipsis}", "#ffd75f")
         elif s.cards:
             backs = Content.styled(display.back_glyph * s.cards, "#5f87af")
             return (Content.assemble(backs, (f" {s.cards}", "dim")),

@@ -88,3 +88,20 @@ async def test_quick_join_and_host_controls(make_app, connect):
             await wait_for(pilot, lambda: "Ada (bot)" in screen_text(app))
             await carl.request(m.Start)
             await wait_for(pilot, lambda: app.view["phase"] != "lobby")
+
+
+async def test_ascii_mode_draws_the_lobby_and_a_game_in_ascii_only(make_app, connect):
+    async with connect("Carl") as carl, connect("Dora") as dora:
+        await carl.request(m.CreateTable, name="den", settings=m.TableSettings(seats=2, early_call=True))
+        await dora.request(m.CreateTable, name="club", private_code="sesame", settings=m.TableSettings(seats=2))
+        app = make_app("Ann", ascii=True)
+        async with app.run_test(size=(80, 24)) as pilot:
+            await wait_for(pilot, lambda: "den" in screen_text(app) and "club" in screen_text(app), what="listed")
+            lobby = screen_text(app)
+            assert lobby.isascii(), sorted({c for c in lobby if not c.isascii()})
+            await pilot.press("enter")  # join the first table, Carl's
+            await wait_for(pilot, lambda: table_ready(app) and app.view["seat"] is not None, what="seated")
+            await carl.request(m.Start)
+            await wait_for(pilot, lambda: app.view["phase"] != "lobby" and "Ann" in screen_text(app), what="playing")
+            table = screen_text(app)
+            assert table.isascii(), sorted({c for c in table if not c.isascii()})

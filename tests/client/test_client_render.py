@@ -12,6 +12,7 @@ def test_suit_colours_and_glyphs():
     assert [two.suit_style(s) for s in "SHDC"] == ["", RED, RED, ""]
     assert [four.suit_style(s) for s in "SHDC"] == ["", RED, BLUE, GREEN]
     assert two.card_text("10H") == "10♥" and Display(ascii=True).card_text("10H") == "10h"
+    assert Display(ascii=True).ellipsis == "..." and two.ellipsis == "…"
     assert "♠" not in "".join(line.plain for line in Display(ascii=True).card_boxes(["AS", None]))
 
 
