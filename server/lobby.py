@@ -27,7 +27,6 @@ the game is over.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import hmac
 import itertools
 import logging
@@ -35,7 +34,7 @@ import os
 import secrets
 import sqlite3
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Callable, Iterator
+from typing import TYPE_CHECKING, Any, Callable
 
 from engine.rng import HashRng
 from protocol import messages as m
@@ -95,6 +94,7 @@ class Lobby:
         self._tables_push_pending = False
         self._tables_pushed_at = float("-inf")
         self._depth = 0
+        self._unit = _UnitOfWork(self)
         self._outbox: list[tuple[str, m.Message, "ClientSession | None"]] = []
         self._touched: dict[str, Table] = {}
         self._dirty: dict[str, Table] = {}  # tables whose members are owed events and a view
@@ -111,20 +111,13 @@ class Lobby:
 
     # ------------------------------------------------------------ durability
 
-    @contextlib.contextmanager
-    def atomic(self) -> Iterator[None]:
+    def atomic(self) -> "_UnitOfWork":
         """One unit of work: its writes commit together before its messages are sent.
 
         Re-entrant; the outermost unit commits. Writes mirror changes already
         made in memory, so they are committed even if the unit raised.
         """
-        self._depth += 1
-        try:
-            yield
-        finally:
-            self._depth -= 1
-            if self._depth == 0:
-                self._unit_done()
+        return self._unit
 
     def _unit_done(self) -> None:
         if self.store is None or not self.config.group_commit:
@@ -593,3 +586,22 @@ def _fit(rounds: list[dict[str, Any]]) -> list[dict[str, Any]]:
             break
         kept.append(entry)
     return kept[::-1]
+
+
+class _UnitOfWork:
+    """The context manager :meth:`Lobby.atomic` returns: one per lobby, as
+    units nest by depth (a plain class: every request and timer step enters two)."""
+
+    __slots__ = ("_lobby",)
+
+    def __init__(self, lobby: Lobby) -> None:
+        self._lobby = lobby
+
+    def __enter__(self) -> None:
+        self._lobby._depth += 1
+
+    def __exit__(self, *exc_info: object) -> None:
+        lobby = self._lobby
+        lobby._depth -= 1
+        if lobby._depth == 0:
+            lobby._unit_done()
