@@ -484,12 +484,16 @@ class Table:
     def _after_records(self, records: list[Any]) -> None:
         self._note(records)
         public = [r.for_seat(None) for r in records]  # what most members see: built once
+        secret_for = {r.seat for r in records if r.private}  # seats that see more than that
+        pending = self._pending_events
         for player_id, seat in self._audience():
-            events = self._pending_events.setdefault(player_id, [])
-            if seat is None:
-                events.extend(public)
+            events = pending.get(player_id)
+            if events is None:
+                events = pending[player_id] = []
+            if seat in secret_for:
+                events.extend([r.for_seat(seat) if r.seat == seat else p for r, p in zip(records, public)])
             else:
-                events.extend(r.for_seat(seat) if r.seat == seat and r.private else p for r, p in zip(records, public))
+                events.extend(public)
         self.hub.table_dirty(self)
 
     def _stacks(self) -> dict[int, int]:
