@@ -73,7 +73,7 @@ __all__ = ["Connection", "State", "Role", "MAY_SEND", "TRANSITIONS"]
 Role = Literal["client", "server"]
 
 
-class State(enum.Enum):
+class State(str, enum.Enum):  # str-valued: hashed in C on every message's rule lookups
     START = "start"
     GREETING = "greeting"
     READY = "ready"

@@ -225,6 +225,12 @@ class FrameDecoder:
         reported by :meth:`next_frame`, after the frames that preceded them."""
         if self._error is not None:
             return  # the stream is already broken; drop everything
+        if type(data) is bytes and self._need is None and not self._partial and len(data) > HEADER_SIZE:
+            # The common case: the bytes are exactly one whole frame.
+            length = int.from_bytes(data[:HEADER_SIZE], "big")
+            if len(data) == HEADER_SIZE + length and length <= self.max_frame_size:
+                self._frames.append(bytes(data[HEADER_SIZE:]))
+                return
         view = memoryview(data).cast("B")
         while view:
             if self._need is None:
