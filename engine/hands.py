@@ -1008,13 +1008,12 @@ def best_discard_index(idx: Sequence[int]) -> tuple[int, float]:
 
     For callers that already hold indices (bots): ``(index to throw, score)``.
     """
-    scores = (_tables or _get_tables()).pairings8(*idx)
-    best = max(scores)
-    return _throw_index(idx, scores, best), best / _SCORE_DIV
+    search = DiscardSearch(idx)
+    return search.throw_index(), search.score
 
 
 class DiscardSearch:
-    """:func:`best_discard_index` in two steps, for callers that mostly need only the score.
+    """The search behind :func:`best_discard_index`, in two steps, for callers that mostly need only the score.
 
     ``DiscardSearch(idx).score`` is the best score left after one discard from
     8 ascending, distinct card indices (not checked); :meth:`throw_index`
@@ -1033,20 +1032,16 @@ class DiscardSearch:
         self.score = self._best / _SCORE_DIV
 
     def throw_index(self) -> int:
-        """The index of the card to throw, as :func:`best_discard_index` gives it."""
-        return _throw_index(self._idx, self._scores, self._best)
-
-
-def _throw_index(idx: Sequence[int], scores: list[float], best: float) -> int:
-    """The card to throw given the 70 pairing values of ``_pairings8`` and their maximum."""
-    l3 = _tables.l3  # type: ignore[union-attr]  # built: the pairing values came from them
-    n = scores.index(best)
-    throw = _throw8(l3, _BACK_SOURCE8[n](idx))
-    if scores.count(best) > 1:  # equal scores: throw the lowest of their cards
-        for m in range(n + 1, 70):
-            if scores[m] == best:
-                throw = min(throw, _throw8(l3, _BACK_SOURCE8[m](idx)))
-    return throw
+        """The index of the card to throw; among equal scores, the lowest card."""
+        idx, scores, best = self._idx, self._scores, self._best
+        l3 = _tables.l3  # type: ignore[union-attr]  # built: the pairing values came from them
+        n = scores.index(best)
+        throw = _throw8(l3, _BACK_SOURCE8[n](idx))
+        if scores.count(best) > 1:  # equal scores: throw the lowest of their cards
+            for m in range(n + 1, 70):
+                if scores[m] == best:
+                    throw = min(throw, _throw8(l3, _BACK_SOURCE8[m](idx)))
+        return throw
 
 
 def _throw8(l3: list[float], source: tuple[int, int, int, int]) -> int:

@@ -180,7 +180,7 @@ class ClientSession(asyncio.Protocol):
         if self.transport is not None:
             self.transport.abort()
 
-    # ------------------------------------------------------------ reading
+    # ------------------------------------------------------------ deadlines and requests
 
     def check_deadlines(self, now: float) -> None:
         """Called by the server's watchdog: no hello in time, or silent too long."""
