@@ -117,7 +117,7 @@ async def run(args: argparse.Namespace, config: ClientConfig) -> int:
         try:
             await session.connect()
         except LinkError as exc:
-            if exc.code in ("unreachable", "disconnected", "timeout"):
+            if exc.code in ("unreachable", "disconnected", "timeout", "not_dab"):
                 error(exc.message)
             else:
                 error(f"{address} refused the connection: {exc.message} ({exc.code})")

@@ -124,7 +124,10 @@ class Link:
                     if isinstance(message, m.Bye):
                         reason = (message.reason, message.message)
         except ProtocolError as exc:
-            reason = (exc.code, f"the server sent something we cannot read: {exc.message}")
+            if self.welcome is None:  # garbage before any welcome: not a game server at all (an SSH port...)
+                reason = ("not_dab", f"{self.host}:{self.port} does not speak the Down and Back protocol")
+            else:
+                reason = (exc.code, f"the server sent something we cannot read: {exc.message}")
         except (ConnectionError, OSError) as exc:
             reason = ("disconnected", f"connection lost: {_reason(exc)}")
         finally:

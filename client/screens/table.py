@@ -367,6 +367,9 @@ class TableScreen(Screen[None]):
 
         if self._reveal is not None:
             self._close(self._reveal)
+        if self._overlay is not None:  # a split that timed out: the decision is over, the result stays
+            self._close(self._overlay)
+            self._overlay = self._overlay_kind = None
         self._reveal = RevealScreen(showdown, dict(self.names), (self.view or {}).get("seat"))
         self.app.push_screen(self._reveal, callback=lambda _: setattr(self, "_reveal", None))
 

@@ -248,7 +248,8 @@ class Prompt(RowsWidget):
 class HandHelper(Widget):
     """The recommended split of your cards, named, with the win-both estimate (display only)."""
 
-    cards: reactive[tuple[str, ...]] = reactive(())
+    # layout=True: 7 cards take 3 lines and 8 cards 4, so the height must follow the content.
+    cards: reactive[tuple[str, ...]] = reactive((), layout=True)
     opponents: reactive[int] = reactive(1)
 
     def render(self) -> RenderResult:

@@ -184,3 +184,22 @@ def test_joining_a_server_does_not_load_the_server_package(tmp_path):
     result = subprocess.run([sys.executable, "-c", code], cwd=ROOT, env=env, capture_output=True, text=True,
                             timeout=30)
     assert result.stdout.strip() == "[]", result.stdout + result.stderr
+
+
+async def test_an_address_that_is_not_a_game_server_says_so(capsys):
+    """An SSH port answers with its banner: that is not 'a frame of 1397966893 bytes'."""
+    async def ssh_like(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        writer.write(b"SSH-2.0-OpenSSH_9.6p1 Ubuntu-3ubuntu13\r\n")
+        await writer.drain()
+        await reader.read(65536)
+        writer.close()
+
+    server = await asyncio.start_server(ssh_like, "127.0.0.1", 0)
+    port = server.sockets[0].getsockname()[1]
+    try:
+        code = await run(build_parser().parse_args([f"127.0.0.1:{port}"]), ClientConfig.load())
+    finally:
+        server.close()
+    err = capsys.readouterr().err
+    assert code == 3 and err.count("\n") == 1
+    assert f"127.0.0.1:{port} does not speak the Down and Back protocol" in err and "frame" not in err
