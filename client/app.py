@@ -15,6 +15,9 @@ runs offline; tests and snapshots feed it server messages with :meth:`receive`.
 
 from __future__ import annotations
 
+import select
+import signal
+import sys
 import time
 from typing import Any, Callable
 
@@ -39,6 +42,17 @@ from .screens.lobby import LobbyScreen
 from .screens.table import TableScreen
 from .session import CLOSED, CONNECTED, RECONNECTING, Session, Status
 from .widgets.basics import MIN_HEIGHT, MIN_WIDTH
+
+NO_TERMINAL = "needs a terminal, and its input or output is not one (over SSH, use ssh -t)"
+TERMINAL_GONE = 128 + signal.SIGHUP  # the exit code when the terminal hangs up, as a shell would report it
+
+
+def terminal_attached() -> bool:
+    """Are standard input and output both a terminal (not a pipe, a file or /dev/null)?"""
+    try:
+        return all(stream is not None and stream.isatty() for stream in (sys.__stdin__, sys.__stdout__))
+    except ValueError:  # a closed stream
+        return False
 
 
 class DabApp(App[None]):
@@ -86,9 +100,18 @@ class DabApp(App[None]):
     def clock(self) -> float:
         return time.monotonic()
 
+    async def run_async(self, *, headless: bool = False, **options: Any) -> None:
+        """Run full screen; refuse (with :data:`NO_TERMINAL`) when there is no terminal to run in."""
+        if not headless and not terminal_attached():
+            self.fatal_error = NO_TERMINAL
+            return None
+        return await super().run_async(headless=headless, **options)
+
     def on_mount(self) -> None:
         if self.display_options.ascii:
             self.add_class("-ascii")
+        if not self.is_headless:
+            self._watch_terminal()
         self.push_screen(self.lobby)
         self._check_size()
         session = self.session
@@ -113,6 +136,24 @@ class DabApp(App[None]):
         self.connection_state = CONNECTED
         session.listen(self.receive)
         self.lobby.action_refresh()  # the table list comes pushed; the balance only with a list request
+
+    def _watch_terminal(self) -> None:
+        """Leave when the terminal goes away (SIGHUP, or a hang-up on standard input).
+
+        Without this a client whose SSH connection dropped would spin on the
+        end of its input for ever.
+        """
+        import asyncio
+
+        asyncio.get_running_loop().add_signal_handler(signal.SIGHUP, self.exit, None, TERMINAL_GONE)
+        poller = select.poll()
+        poller.register(sys.__stdin__.fileno(), 0)  # hang-up and errors are always reported
+
+        def check() -> None:
+            if poller.poll(0):
+                self.exit(return_code=TERMINAL_GONE)
+
+        self.set_interval(1.0, check)
 
     def fail(self, text: str) -> None:
         """Leave the app with ``text`` as the error the command line prints."""
