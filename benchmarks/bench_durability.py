@@ -40,7 +40,8 @@ from server.store import Store  # noqa: E402
 from server.table import checkpoint_json  # noqa: E402
 
 FLAGS = ["--bot-delay", "0", "--round-pause", "0", "--turn-timeout", "60", "--request-rate", "100000",
-         "--starting-balance", "1000000", "--log-level", "INFO"]
+         "--starting-balance", "1000000", "--max-per-address", "10000", "--new-players-per-hour", "1000000",
+         "--log-level", "INFO"]
 
 
 # ----------------------------------------------------------------- 1. the store alone

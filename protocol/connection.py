@@ -248,5 +248,10 @@ class Connection:
     def closed(self) -> bool:
         return self.state is State.CLOSED
 
+    @property
+    def receiving(self) -> bool:
+        """True while part of a frame has arrived and the rest has not (for frame deadlines)."""
+        return self._decoder.incomplete
+
     def __repr__(self) -> str:
         return f"<Connection {self.role} {self.state.name}{' broken' if self.error else ''}>"

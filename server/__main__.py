@@ -56,7 +56,14 @@ def build_parser() -> argparse.ArgumentParser:
                         help="pause before a bot acts, so people can follow (default 0.6)")
     parser.add_argument("--round-pause", type=float, default=6.0, metavar="SECONDS",
                         help="pause after a showdown before the next deal (default 6)")
-    parser.add_argument("--max-connections", type=positive(int), default=1000)
+    parser.add_argument("--max-connections", type=positive(int), default=NetConfig.max_connections,
+                        help=f"connections in all (default {NetConfig.max_connections})")
+    parser.add_argument("--max-per-address", type=positive(int), default=NetConfig.max_per_address, metavar="N",
+                        help=f"connections from one IP address (an IPv6 /64) (default {NetConfig.max_per_address}; "
+                        "raise it if players share an address, e.g. all come through an SSH gateway)")
+    parser.add_argument("--new-players-per-hour", type=positive(int), default=NetConfig.new_players_per_hour,
+                        metavar="N", help="new identities (hellos without a token) one address may create per "
+                        f"hour, all at once if it likes (default {NetConfig.new_players_per_hour})")
     parser.add_argument("--request-rate", type=positive(float), default=NetConfig.rate, metavar="PER_SECOND",
                         help=f"sustained requests per second allowed per connection, bursts of twice that "
                         f"(default {NetConfig.rate:g})")
@@ -103,7 +110,9 @@ def config_from(args: argparse.Namespace, store: Store | None = None) -> tuple[L
         seed=args.seed.encode() if args.seed else None, store=store, starting_balance=args.starting_balance,
         group_commit=not args.no_group_commit,
     )
-    net = NetConfig(max_connections=args.max_connections, rate=args.request_rate, burst=2 * args.request_rate)
+    net = NetConfig(max_connections=args.max_connections, max_per_address=args.max_per_address,
+                    new_players_per_hour=args.new_players_per_hour, rate=args.request_rate,
+                    burst=2 * args.request_rate)
     return lobby, net
 
 

@@ -1,10 +1,13 @@
 """Sockets: the listening server and one session (an asyncio protocol) per connection.
 
-A session reads with deadlines (hello, idle), feeds bytes to the sans-I/O
-:class:`protocol.Connection`, rate-limits requests, and hands each request to
-the lobby. Writes never block a broadcast: ``push`` appends to the transport's
-buffer and a peer whose unread backlog passes ``max_backlog`` is cut off, so a
-client that stops reading costs bounded memory and delays nobody.
+A session reads with deadlines (hello, idle, an unfinished frame), feeds bytes
+to the sans-I/O :class:`protocol.Connection`, rate-limits requests, and hands
+each request to the lobby. Writes never block a broadcast: ``push`` appends to
+the transport's buffer and a peer whose unread backlog passes ``max_backlog``
+is cut off, as are the worst slow peers when all backlogs together pass
+``max_total_backlog``, so clients that stop reading cost bounded memory and
+delay nobody. Connections and new identities are limited per address; log
+lines a peer can cause are rate-limited and name the peer.
 """
 
 from __future__ import annotations
@@ -12,13 +15,13 @@ from __future__ import annotations
 import asyncio
 import logging
 import socket
-import time
 from dataclasses import dataclass
 
 from protocol import Connection, LocalProtocolError, RemoteProtocolError
 from protocol import messages as m
 
 from .errors import RequestError
+from .limits import BucketsByKey, PeerLog, TokenBucket, address_key
 from .lobby import Lobby
 
 log = logging.getLogger(__name__)
@@ -27,33 +30,21 @@ log = logging.getLogger(__name__)
 @dataclass
 class NetConfig:
     hello_timeout: float = 10.0
-    idle_timeout: float = 60.0
+    idle_timeout: float = 60.0  # no complete message for this long: dropped
+    frame_timeout: float = 15.0  # a frame, once begun, must be complete within this
     max_connections: int = 1000
+    max_per_address: int = 50  # connections from one address (SSH gateways and loopback: raise it)
+    new_players_per_hour: int = 30  # tokenless hellos (new identities) from one address; bursts of as many
     max_backlog: int = 1 << 20  # bytes queued to one peer before it is dropped
+    max_total_backlog: int = 64 << 20  # bytes queued to all peers: past it, the worst offenders are dropped
+    behind: int = 64 * 1024  # a peer with this much queued counts towards the total check
     socket_send_buffer: int = 64 * 1024  # keep the kernel's share of a slow peer's backlog small too
+    linger: float = 2.0  # after a bye: how long unread input is drained so the peer can read the bye
     rate: float = 20.0  # sustained requests per second
     burst: float = 40.0
     max_rate_errors: int = 100  # a flood past this is disconnected
     chat_rate: float = 1.0
     chat_burst: float = 5.0
-
-
-class TokenBucket:
-    """``rate`` events per second on average, ``burst`` at once."""
-
-    def __init__(self, rate: float, burst: float) -> None:
-        self.rate, self.burst = rate, burst
-        self.tokens = burst
-        self.stamp = time.monotonic()
-
-    def take(self) -> bool:
-        now = time.monotonic()
-        self.tokens = min(self.burst, self.tokens + (now - self.stamp) * self.rate)
-        self.stamp = now
-        if self.tokens >= 1:
-            self.tokens -= 1
-            return True
-        return False
 
 
 class ClientSession(asyncio.Protocol):
@@ -72,9 +63,12 @@ class ClientSession(asyncio.Protocol):
         self.rate_errors = 0
         self._corked: list[bytes] | None = None
         self._loop = asyncio.get_running_loop()
-        self.started = self.last_heard = self._loop.time()
+        self.started = self.last_heard = self._loop.time()  # last_heard: the last complete message
+        self.frame_started: float | None = None  # when the incomplete frame in progress began
         self.gone: asyncio.Future[None] = self._loop.create_future()  # done once the connection is lost
         self.peer = "?"
+        self.address = "?"  # what per-address limits count (address_key of the peer's host)
+        self._counted = False  # holds one of its address's connection slots
 
     # ------------------------------------------------------------ connection
 
@@ -83,49 +77,74 @@ class ClientSession(asyncio.Protocol):
         self.transport = transport
         peer = transport.get_extra_info("peername")
         self.peer = f"{peer[0]}:{peer[1]}" if isinstance(peer, tuple) else str(peer)
+        self.address = address_key(peer[0]) if isinstance(peer, tuple) else self.peer
         server = self.server
-        if server.shutting_down or len(server.sessions) >= server.net.max_connections:
-            code = "shutting_down" if server.shutting_down else "server_full"
-            text = "the server is shutting down" if server.shutting_down else "the server has too many connections"
+        refusal = server.refusal(self)
+        if refusal is not None:
+            code, text = refusal
             self.push(m.Error(id=None, code=code, message=text))
             self.close_with(code, text)
             return
         sock = transport.get_extra_info("socket")
         if sock is not None:
             sock.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, server.net.socket_send_buffer)
+        transport.set_write_buffer_limits(high=server.net.behind)
         server.sessions.add(self)
+        server.per_address[self.address] = server.per_address.get(self.address, 0) + 1
+        self._counted = True
 
     def data_received(self, data: bytes) -> None:
         if self.closed:
-            return
-        self.last_heard = self._loop.time()
+            return  # draining after a bye (see close_with)
         self.conn.receive_data(data)
         try:
             for message in self.conn:
+                self.last_heard = self._loop.time()
                 self._dispatch(message)
                 if self.closed:
                     return
         except RemoteProtocolError as exc:
             self.push(m.Error.from_exception(exc))
             self.close_with("protocol_error", exc.message[:1000])
+            return
         except Exception:  # a bug in one session must not take the server down
             log.exception("%s: session failed", self.peer)
             self.abort()
+            return
+        if not self.conn.receiving:
+            self.frame_started = None
+        elif self.frame_started is None:
+            self.frame_started = self._loop.time()
 
     def eof_received(self) -> bool:
         return False  # the peer hung up: close our end too
 
     def connection_lost(self, exc: Exception | None) -> None:
         self.closed = True
-        self.server.sessions.discard(self)
+        server = self.server
+        server.sessions.discard(self)
+        server.behind.discard(self)
+        if self._counted:
+            self._counted = False
+            left = server.per_address.pop(self.address) - 1
+            if left:
+                server.per_address[self.address] = left
         try:
             if self.player_id is not None:
-                self.server.lobby.disconnected(self.player_id, self)
+                server.lobby.disconnected(self.player_id, self)
         except Exception:  # pragma: no cover - a bug, logged with its traceback
             log.exception("%s: disconnect handling failed", self.peer)
         finally:
             if not self.gone.done():
                 self.gone.set_result(None)
+
+    def pause_writing(self) -> None:
+        """The peer has fallen ``behind``: it now counts towards the total backlog."""
+        self.server.behind.add(self)
+        self.server.check_total_backlog()
+
+    def resume_writing(self) -> None:
+        self.server.behind.discard(self)
 
     # ------------------------------------------------------------ writing
 
@@ -161,19 +180,40 @@ class ClientSession(asyncio.Protocol):
     def _write(self, data: bytes) -> None:
         transport = self.transport
         assert transport is not None
+        if transport.is_closing() and not self.closed:
+            # A send failed (the peer reset): asyncio logs every later write to a
+            # lost connection, so stop writing before connection_lost arrives.
+            self.closed = True
+            return
         transport.write(data)
-        if transport.get_write_buffer_size() > self.server.net.max_backlog:
-            log.warning("%s: not reading (%d bytes queued); disconnecting", self.peer, transport.get_write_buffer_size())
+        queued = transport.get_write_buffer_size()
+        if queued > self.server.net.max_backlog:
+            self.server.peer_log.warning(self.peer, "not reading (%d bytes queued); disconnecting", queued)
             self.abort()
+        elif self in self.server.behind:
+            self.server.check_total_backlog()
 
     def close_with(self, reason: str, message: str) -> None:
-        """Say goodbye and close (the peer may still read what was queued)."""
+        """Say goodbye and close. The write side is shut down first and unread
+        input drained for up to ``linger`` seconds: closing a socket with unread
+        input resets the connection, and the peer would lose the bye."""
         if self.closed:
             return
         self.push(m.Bye(reason=reason, message=message))
         self.closed = True
-        assert self.transport is not None
-        self.transport.close()
+        transport = self.transport
+        assert transport is not None
+        if transport.is_closing():
+            return
+        if not transport.can_write_eof():
+            transport.close()
+            return
+        try:
+            transport.write_eof()  # after the queued bytes; the peer's EOF then closes (eof_received)
+        except OSError:  # the peer is gone already
+            transport.abort()
+            return
+        self._loop.call_later(self.server.net.linger, transport.abort)
 
     def abort(self) -> None:
         self.closed = True
@@ -183,14 +223,16 @@ class ClientSession(asyncio.Protocol):
     # ------------------------------------------------------------ deadlines and requests
 
     def check_deadlines(self, now: float) -> None:
-        """Called by the server's watchdog: no hello in time, or silent too long."""
+        """Called by the server's watchdog: no hello in time, silent too long, or a frame left unfinished."""
         net = self.server.net
         if self.closed:
             return
-        if self.player_id is None and now - self.started > net.hello_timeout:
+        if self.frame_started is not None and now - self.frame_started > net.frame_timeout:
+            self.close_with("frame_timeout", f"a frame was begun but not finished within {net.frame_timeout:g} s")
+        elif self.player_id is None and now - self.started > net.hello_timeout:
             self.close_with("hello_timeout", f"no hello within {net.hello_timeout:g} s")
         elif self.player_id is not None and now - self.last_heard > net.idle_timeout:
-            self.close_with("idle", f"nothing heard for {net.idle_timeout:g} s (send ping)")
+            self.close_with("idle", f"no message for {net.idle_timeout:g} s (send ping)")
 
     def _dispatch(self, message: m.Message) -> None:
         request_id = getattr(message, "id", None)
@@ -217,6 +259,12 @@ class ClientSession(asyncio.Protocol):
             self.push(m.Error(id=message.id, code="shutting_down", message="the server is shutting down"))
             self.close_with("shutting_down", "the server is shutting down")
             return
+        if message.token is None and not self.server.new_players.take(self.address):
+            self.server.peer_log.warning(self.peer, "too many new players from %s; hello refused", self.address)
+            text = "too many new players from your address; try again later, or reconnect with your token"
+            self.push(m.Error(id=message.id, code="rate_limited", message=text))
+            self.close_with("rate_limited", text)
+            return
         try:
             welcome = self.server.lobby.hello(self, message)
         except RequestError as exc:
@@ -233,9 +281,40 @@ class GameServer:
         self.lobby = lobby
         self.net = net or NetConfig()
         self.sessions: set[ClientSession] = set()
+        self.per_address: dict[str, int] = {}  # open sessions by address_key
+        self.behind: set[ClientSession] = set()  # sessions with at least ``net.behind`` bytes queued
+        self.new_players = BucketsByKey(self.net.new_players_per_hour / 3600, self.net.new_players_per_hour)
+        self.peer_log = PeerLog(log)
         self.shutting_down = False
         self._server: asyncio.base_events.Server | None = None
         self._watchdog: asyncio.TimerHandle | None = None
+
+    def refusal(self, session: ClientSession) -> tuple[str, str] | None:
+        """Why a new connection is turned away (error code and text), or None."""
+        if self.shutting_down:
+            return "shutting_down", "the server is shutting down"
+        if len(self.sessions) >= self.net.max_connections:
+            self.peer_log.warning(session.peer, "refused: the server has %d connections", len(self.sessions))
+            return "server_full", "the server has too many connections"
+        if self.per_address.get(session.address, 0) >= self.net.max_per_address:
+            self.peer_log.warning(session.peer, "refused: %d connections from this address already",
+                                  self.per_address[session.address])
+            return "too_many_connections", f"at most {self.net.max_per_address} connections from one address"
+        return None
+
+    def check_total_backlog(self) -> None:
+        """Keep the bytes queued to all slow peers under ``max_total_backlog``:
+        drop the peers with the most queued first."""
+        sizes = {s: s.transport.get_write_buffer_size() for s in self.behind if s.transport is not None}
+        total = sum(sizes.values())
+        for session in sorted(sizes, key=sizes.__getitem__, reverse=True):
+            if total <= self.net.max_total_backlog:
+                break
+            self.peer_log.warning(session.peer, "not reading (%d bytes queued, %d to all slow peers); disconnecting",
+                                  sizes[session], total)
+            total -= sizes[session]
+            self.behind.discard(session)
+            session.abort()
 
     async def start(self, host: str, port: int) -> None:
         loop = asyncio.get_running_loop()
@@ -243,12 +322,12 @@ class GameServer:
         self._watch_deadlines()
 
     def _watch_deadlines(self) -> None:
-        """Every so often, drop sessions past their hello or idle deadline."""
+        """Every so often, drop sessions past their hello, idle or frame deadline."""
         loop = asyncio.get_running_loop()
         now = loop.time()
         for session in list(self.sessions):
             session.check_deadlines(now)
-        period = min(1.0, self.net.hello_timeout / 4, self.net.idle_timeout / 4)
+        period = min(1.0, self.net.hello_timeout / 4, self.net.idle_timeout / 4, self.net.frame_timeout / 4)
         self._watchdog = loop.call_later(period, self._watch_deadlines)
 
     @property
