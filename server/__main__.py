@@ -54,6 +54,10 @@ def build_parser() -> argparse.ArgumentParser:
                         help="time for each decision before the server plays it (default 60)")
     parser.add_argument("--bot-delay", type=float, default=0.6, metavar="SECONDS",
                         help="pause before a bot acts, so people can follow (default 0.6)")
+    parser.add_argument("--absent-grace", type=float, default=TableConfig.absent_grace, metavar="SECONDS",
+                        help="how long a disconnected player's decision waits for them before the server "
+                        f"plays it (default {TableConfig.absent_grace:g}; a player who left or sits out is "
+                        "played at once)")
     parser.add_argument("--round-pause", type=float, default=6.0, metavar="SECONDS",
                         help="pause after a showdown before the next deal (default 6)")
     parser.add_argument("--max-connections", type=positive(int), default=NetConfig.max_connections,
@@ -104,7 +108,8 @@ def data_dir(args: argparse.Namespace) -> str:
 
 
 def config_from(args: argparse.Namespace, store: Store | None = None) -> tuple[LobbyConfig, NetConfig]:
-    table = TableConfig(turn_timeout=args.turn_timeout, bot_delay=args.bot_delay, round_pause=args.round_pause)
+    table = TableConfig(turn_timeout=args.turn_timeout, bot_delay=args.bot_delay, round_pause=args.round_pause,
+                        absent_grace=args.absent_grace)
     lobby = LobbyConfig(
         table=table, default_ante=args.ante, default_stack=args.stack,
         seed=args.seed.encode() if args.seed else None, store=store, starting_balance=args.starting_balance,

@@ -72,6 +72,7 @@ class TableConfig:
     turn_timeout: float = 60.0
     bot_delay: float = 0.6
     away_delay: float = 0.3
+    absent_grace: float = 5.0  # a disconnected seat's decision is played this long after it fell to them
     round_pause: float = 6.0
 
 
@@ -123,7 +124,9 @@ class Table:
         self._decision: tuple | None = None
         self._deadline_handle: asyncio.TimerHandle | None = None
         self._deadline_decision: tuple | None = None  # the decision deadline_at is for
-        self._bot_handle: asyncio.TimerHandle | None = None
+        self._bot_handle: asyncio.TimerHandle | None = None  # the next automatic move (bot, away, absent)
+        self._auto_due: dict[int, tuple[str, float]] = {}  # seat -> (kind, loop time its automatic move is due)
+        self._absent_not_before = float("-inf")  # after a restore: players get the whole turn to come back
         self._round_handle: asyncio.TimerHandle | None = None
         self._round_first_seq = 0  # index in the action log of this round's start_round
         self._loop = asyncio.get_running_loop()
@@ -145,6 +148,7 @@ class Table:
         table = cls(row.table_id, row.name, settings, row.host_id or "", row.private_code, hub, config,
                     rng_factory, store)
         table.seats = {s.seat: SeatInfo(s.seat, s.name, s.player_id, s.left) for s in row.seats}
+        table._absent_not_before = table._loop.time() + config.turn_timeout
         if row.rng is None:
             return table
         assert row.initial_players is not None and row.game_settings is not None
@@ -605,6 +609,14 @@ class Table:
     # ------------------------------------------------------------ timing
 
     def _schedule(self) -> None:
+        """Arm whatever moves the game on from here (the invariant :meth:`timing_problems` checks).
+
+        Each seat the game waits on is timed by what it is: a seat on the clock
+        (a human, not away) by the decision's deadline, which a change of who is
+        away or connected can start late but never leaves unset; a bot, an away
+        seat and a disconnected seat by an automatic move, due after the bot
+        delay, the away delay or the absent grace.
+        """
         game = self.game
         if game is None:
             return
@@ -614,19 +626,88 @@ class Table:
             return
         if game.phase == WAITING:
             self._set_deadline(None)
+            self._auto_due.clear()
             if self._round_handle is None:
                 self._round_handle = self._loop.call_later(self.config.round_pause, self._next_round)
             return
         to_act = game.to_act()
         decision = (game.round_no, game.phase, game.turn_index, game.step if game.phase == PLAY else None)
+        on_clock = [s for s in to_act if self._automatic_kind(s) in (None, "absent")]
         if decision != self._decision:
             self._decision = decision
-            humans = [s for s in to_act if not self.seats[s].bot and not game.players[s].away]
-            self._set_deadline(self.config.turn_timeout if humans else None)
-        automatic = [s for s in to_act if self.seats[s].bot or game.players[s].away]
-        if automatic and self._bot_handle is None:
-            delay = self.config.bot_delay if any(self.seats[s].bot for s in automatic) else self.config.away_delay
-            self._bot_handle = self._loop.call_later(delay, self._play_automatic)
+            self._auto_due.clear()
+            self._set_deadline(self.config.turn_timeout if on_clock else None)
+        elif on_clock and self.deadline_at is None:  # a seat came back to a decision nobody was timed on
+            self._set_deadline(self.config.turn_timeout)
+        self._arm_automatic(to_act)
+
+    def _automatic_kind(self, seat: int) -> str | None:
+        """How ``seat`` is played without its player: "bot", "away", "absent" (disconnected), or None."""
+        info = self.seats[seat]
+        if info.bot:
+            return "bot"
+        if info.left or self.game.players[seat].away:  # type: ignore[union-attr]
+            return "away"
+        if not self.hub.is_connected(info.player_id):  # type: ignore[arg-type]
+            return "absent"
+        return None
+
+    def _arm_automatic(self, to_act: list[int]) -> None:
+        """Keep one timer for the earliest automatic move due among ``to_act``.
+
+        A seat's move falls due a fixed delay after it was first seen needing
+        one in this decision (a seat that reconnects loses its entry, so a
+        later drop starts the grace again). After a restart everyone is
+        disconnected: the absent grace then lasts at least the full turn.
+        """
+        now = self._loop.time()
+        delays = {"bot": self.config.bot_delay, "away": self.config.away_delay, "absent": self.config.absent_grace}
+        due = self._auto_due
+        for seat in to_act:
+            kind = self._automatic_kind(seat)
+            if kind is None:
+                due.pop(seat, None)
+            elif seat not in due or due[seat][0] != kind:
+                at = now + delays[kind]
+                due[seat] = (kind, max(at, self._absent_not_before) if kind == "absent" else at)
+        for seat in [s for s in due if s not in to_act]:
+            del due[seat]
+        handle = self._bot_handle
+        if not due:
+            if handle is not None:
+                handle.cancel()
+                self._bot_handle = None
+            return
+        when = min(at for _, at in due.values())
+        if handle is None or handle.when() > when:
+            if handle is not None:
+                handle.cancel()
+            self._bot_handle = self._loop.call_at(when, self._play_automatic)
+
+    def timing_problems(self) -> list[str]:
+        """What the game waits on with nothing armed to move it on (empty when the table is sound).
+
+        The invariant behind every table never stalling: while the game waits
+        on a seat, a deadline runs for it or an automatic move is scheduled,
+        and between rounds the next deal is scheduled. Checked by the tests
+        after every message the server handles.
+        """
+        game = self.game
+        if game is None or game.phase == OVER:
+            return []
+        if game.phase == WAITING:
+            if self._round_handle is None and len(game.eligible_seats()) >= 2:
+                return ["between rounds with no next deal scheduled"]
+            return []
+        problems = []
+        for seat in game.to_act():
+            kind = self._automatic_kind(seat)
+            if kind is not None and kind != "absent":
+                if seat not in self._auto_due or self._bot_handle is None:
+                    problems.append(f"seat {seat} ({kind}) is to act with no automatic move scheduled")
+            elif self.deadline_at is None or self._deadline_handle is None:
+                problems.append(f"seat {seat} is to act with no deadline running")
+        return problems
 
     def _set_deadline(self, seconds: float | None) -> None:
         """Set (or clear) the deadline of the current decision.
@@ -648,6 +729,7 @@ class Table:
 
     def _cancel_all(self) -> None:
         self._set_deadline(None)
+        self._auto_due.clear()
         for handle in (self._deadline_handle, self._bot_handle, self._round_handle):
             if handle is not None:
                 handle.cancel()
@@ -684,11 +766,19 @@ class Table:
             game = self.game
             if game is None or game.phase in (WAITING, OVER):
                 return
-            for seat in game.to_act():
-                if self.seats[seat].bot:
+            now = self._loop.time() + DEADLINE_SLACK
+            ready = [(seat, kind) for seat, (kind, at) in self._auto_due.items() if at <= now]
+            for seat, kind in ready:
+                if seat not in game.to_act() or self._automatic_kind(seat) != kind:
+                    continue  # moved on already, or came back
+                if kind == "bot":
                     self._apply(seat, baseline_action(decision_view(game, seat)))
-                elif game.players[seat].away:
+                else:
+                    if kind == "absent":
+                        self._after_records([Record("timeout", seat)])
                     self._auto_play(seat)
+            for seat, _ in ready:
+                self._auto_due.pop(seat, None)
 
         self._guarded(step)
 

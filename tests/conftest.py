@@ -1,13 +1,55 @@
-"""Shared fixtures: a real server on 127.0.0.1 (ephemeral port) and scripted clients."""
+"""Shared fixtures: a real server on 127.0.0.1 (ephemeral port) and scripted clients.
+
+Every test also runs under :func:`timing_watch`: after each message any
+in-process server handles (and each timer step and disconnect), every table
+is checked for a seat the game waits on with no deadline or automatic move
+armed (:meth:`server.table.Table.timing_problems`). A table that could stall
+fails the test that got it there.
+"""
 
 from __future__ import annotations
+
+import functools
 
 import pytest
 
 from scripted import ScriptedClient
 from server.lobby import Lobby, LobbyConfig
 from server.net import GameServer, NetConfig
-from server.table import TableConfig
+from server.table import Table, TableConfig
+
+
+@pytest.fixture(autouse=True)
+def timing_watch(monkeypatch) -> list[str]:
+    """Collect every stall-prone table state seen during the test; the test fails if there was one."""
+    problems: list[str] = []
+
+    def check(tables) -> None:
+        for table in tables:
+            problems.extend(f"table {table.table_id}: {p}" for p in table.timing_problems())
+
+    def after_lobby(method):
+        @functools.wraps(method)
+        def checked(lobby: Lobby, *args, **kwargs):
+            result = method(lobby, *args, **kwargs)
+            if not lobby._closing:
+                check(lobby.tables.values())
+            return result
+        return checked
+
+    def after_step(method):
+        @functools.wraps(method)
+        def checked(table: Table, *args, **kwargs):
+            result = method(table, *args, **kwargs)
+            check([table])
+            return result
+        return checked
+
+    for name in ("handle", "welcomed", "disconnected"):
+        monkeypatch.setattr(Lobby, name, after_lobby(getattr(Lobby, name)))
+    monkeypatch.setattr(Table, "_guarded", after_step(Table._guarded))
+    yield problems
+    assert not problems, f"the game waited with nothing armed to move it on: {problems[:5]}"
 
 
 @pytest.fixture
