@@ -60,6 +60,9 @@ def build_parser() -> argparse.ArgumentParser:
                         "played at once)")
     parser.add_argument("--round-pause", type=float, default=6.0, metavar="SECONDS",
                         help="pause after a showdown before the next deal (default 6)")
+    parser.add_argument("--restore-grace", type=positive(float), default=LobbyConfig.restore_grace,
+                        metavar="SECONDS", help="after a restart, how long a seat at a table that is not playing "
+                        f"waits for its player to come back (default {LobbyConfig.restore_grace:g})")
     parser.add_argument("--max-connections", type=positive(int), default=NetConfig.max_connections,
                         help=f"connections in all (default {NetConfig.max_connections})")
     parser.add_argument("--max-per-address", type=positive(int), default=NetConfig.max_per_address, metavar="N",
@@ -113,7 +116,7 @@ def config_from(args: argparse.Namespace, store: Store | None = None) -> tuple[L
     lobby = LobbyConfig(
         table=table, default_ante=args.ante, default_stack=args.stack,
         seed=args.seed.encode() if args.seed else None, store=store, starting_balance=args.starting_balance,
-        group_commit=not args.no_group_commit,
+        group_commit=not args.no_group_commit, restore_grace=args.restore_grace,
     )
     net = NetConfig(max_connections=args.max_connections, max_per_address=args.max_per_address,
                     new_players_per_hour=args.new_players_per_hour, rate=args.request_rate,
@@ -122,6 +125,10 @@ def config_from(args: argparse.Namespace, store: Store | None = None) -> tuple[L
 
 
 async def serve(args: argparse.Namespace, store: Store | None = None) -> int:
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGINT, signal.SIGTERM):  # first: a signal during the restore stops cleanly after it
+        loop.add_signal_handler(sig, stop.set)
     lobby_config, net_config = config_from(args, store)
     try:
         lobby = Lobby(lobby_config, f"dab-server {__version__}")
@@ -138,10 +145,6 @@ async def serve(args: argparse.Namespace, store: Store | None = None) -> int:
         lobby.close()
         return 2
     log.info("Down and Back server listening on %s", ", ".join(server.addresses))
-    stop = asyncio.Event()
-    loop = asyncio.get_running_loop()
-    for sig in (signal.SIGINT, signal.SIGTERM):
-        loop.add_signal_handler(sig, stop.set)
     serving = asyncio.create_task(server.serve_forever())
     await stop.wait()
     log.info("shutting down: telling clients")
@@ -180,18 +183,22 @@ def main(argv: list[str] | None = None) -> int:
     if argv[:1] == ["export"]:
         return export(argv[1:])
     args = build_parser().parse_args(argv)
+    # Until the event loop takes over, SIGTERM is an interrupt like Ctrl-C: a clean exit 0 at any moment.
+    signal.signal(signal.SIGTERM, signal.default_int_handler)
     logging.basicConfig(level=args.log_level, stream=sys.stderr, format="%(asctime)s %(levelname)s %(message)s")
     store = None
-    if not args.memory:
-        try:
-            store = Store.open_dir(data_dir(args))
-        except StoreError as exc:
-            log.error("%s", exc)
-            return 2
-        log.info("database: %s", store.path)
     try:
+        if not args.memory:
+            try:
+                store = Store.open_dir(data_dir(args))
+            except StoreError as exc:
+                log.error("%s", exc)
+                return 2
+            log.info("database: %s", store.path)
         return asyncio.run(serve(args, store))
-    except KeyboardInterrupt:
+    except KeyboardInterrupt:  # before the event loop handled signals: nothing was served yet
+        if store is not None and store.conn is not None:
+            store.close()
         return 0
 
 

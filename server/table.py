@@ -159,7 +159,9 @@ class Table:
             table._replay(row)
         else:
             table._from_checkpoint(row)
-        if set(table.seats) != set(table.game.players):  # type: ignore[union-attr]
+        game_seats = set(table.game.players)  # type: ignore[union-attr]
+        # A running game holds every seat; at a finished one players leave the standings (or the grace frees them).
+        if not (set(table.seats) <= game_seats if table.state == "finished" else set(table.seats) == game_seats):
             raise StoreError(f"table {row.table_id}: stored seats {sorted(table.seats)} do not match the game")
         return table
 

@@ -50,11 +50,12 @@ class ServerProcess:
     def db(self) -> Path:
         return self.data_dir / DB_NAME
 
+    def command(self) -> list[str]:
+        return [sys.executable, "-m", "server", "--host", "127.0.0.1", "--port", "0", "--data-dir", str(self.data_dir),
+                *self.flags]
+
     async def start(self) -> None:
-        self.process = await asyncio.create_subprocess_exec(
-            sys.executable, "-m", "server", "--host", "127.0.0.1", "--port", "0", "--data-dir", str(self.data_dir),
-            *self.flags, stderr=asyncio.subprocess.PIPE, cwd=ROOT,
-        )
+        self.process = await asyncio.create_subprocess_exec(*self.command(), stderr=asyncio.subprocess.PIPE, cwd=ROOT)
         while True:
             line = (await asyncio.wait_for(self.process.stderr.readline(), 20)).decode()
             self.log.append(line)
