@@ -60,10 +60,11 @@ class DabApp(App[None]):
     TITLE = "Down and Back"
     ENABLE_COMMAND_PALETTE = False
     BINDINGS = [
-        Binding("f1", "help", "Help"),
-        Binding("question_mark", "help", "Help", show=False),
-        Binding("ctrl+q", "quit", "Quit", priority=True),
+        Binding("f1", "help", "Help", tooltip="the rules, the hand rankings and every key"),
+        Binding("question_mark", "help", "Help", show=False, tooltip="the rules, the hand rankings and every key"),
+        Binding("ctrl+q", "quit", "Quit", priority=True, tooltip="quit (asks first during a game: your seat is kept)"),
     ]
+    MENU_BINDINGS = (BINDINGS[0], BINDINGS[2])  # what the table menu offers of the app's own keys
 
     connection_state: var[str] = var("offline")
 
@@ -323,6 +324,22 @@ class DabApp(App[None]):
         return text
 
     # ------------------------------------------------------------ actions
+
+    async def action_quit(self) -> None:
+        """Quit; during a game, only after a yes (a second ctrl+q quits at once)."""
+        from .screens.dialogs import ConfirmScreen
+
+        screen = self.table_screen
+        if screen is None or not screen.playing or isinstance(self.screen, ConfirmScreen):
+            self.exit()
+            return
+
+        def done(yes: bool | None) -> None:
+            if yes:
+                self.exit()
+
+        self.push_screen(ConfirmScreen("Quit the game? Your seat is kept and played for you until you come back."),
+                         callback=done)
 
     def action_help(self) -> None:
         from .screens.help import HelpScreen

@@ -1,14 +1,17 @@
-"""Small modal dialogs: confirm, and ask for a private table's code."""
+"""Small modal dialogs: confirm, a menu of actions, and ask for a private table's code."""
 
 from __future__ import annotations
 
-from textual import on
+from typing import Any
+
+from textual import events, on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.content import Content
 from textual.screen import ModalScreen
-from textual.widgets import Button, Input, Static
+from textual.widgets import Button, Input, OptionList, Static
+from textual.widgets.option_list import Option
 
 from ..widgets.basics import TooSmall
 
@@ -34,6 +37,45 @@ class ConfirmScreen(ModalScreen[bool]):
     @on(Button.Pressed)
     def _pressed(self, event: Button.Pressed) -> None:
         self.dismiss(event.button.id == "yes")
+
+
+class MenuScreen(ModalScreen["tuple[Any, str] | None"]):
+    """Actions listed with their keys: press the key, or move and press Enter; Escape closes.
+
+    Entries are ``(namespace, binding)``; the result is ``(namespace, action)``
+    for the caller to run, so the menu can never offer an action the keys lack.
+    """
+
+    BINDINGS = [Binding("escape", "close", "Close"), Binding("m", "close", "Close", show=False)]
+
+    def __init__(self, entries: list[tuple[Any, Binding]], title: str = "Table menu") -> None:
+        super().__init__()
+        self.entries = entries
+        self.title_text = title
+
+    def compose(self) -> ComposeResult:
+        yield TooSmall()
+        with Vertical(classes="dialog", id="menu"):
+            yield Static(Content.styled(self.title_text, "bold"))
+            options = [Option(Content.assemble(Content.styled(self.app.get_key_display(b).ljust(7), "bold #ffd75f"),
+                                               b.tooltip or b.description), id=str(i))
+                       for i, (_, b) in enumerate(self.entries)]
+            yield OptionList(*options, id="menu-options", compact=True)
+
+    def on_key(self, event: events.Key) -> None:
+        for namespace, binding in self.entries:
+            if event.key in binding.key.split(","):
+                event.stop()
+                self.dismiss((namespace, binding.action))
+                return
+
+    @on(OptionList.OptionSelected)
+    def _selected(self, event: OptionList.OptionSelected) -> None:
+        namespace, binding = self.entries[int(event.option.id or 0)]
+        self.dismiss((namespace, binding.action))
+
+    def action_close(self) -> None:
+        self.dismiss(None)
 
 
 class CodeScreen(ModalScreen[str | None]):

@@ -61,8 +61,7 @@ def standings_content(view: Mapping[str, Any], display: Display) -> Content:
 
 
 class GameOverScreen(Screen[None]):
-    BINDINGS = [Binding("enter", "lobby", "Back to the lobby", key_display="⏎"),
-                Binding("q", "app.quit", "Quit")]
+    BINDINGS = [Binding("enter", "lobby", "Back to the lobby", key_display="⏎", tooltip="back to the lobby")]
 
     def __init__(self, view: Mapping[str, Any]) -> None:
         super().__init__()

@@ -240,7 +240,9 @@ def reveal_content(showdown: Mapping[str, Any], names: Mapping[int, str], me: in
 
 
 class RevealScreen(ModalScreen[None]):
-    BINDINGS = [Binding("enter", "close", "Close", key_display="⏎"), Binding("space", "close", "Close", show=False)]
+    BINDINGS = [Binding("enter", "close", "Close", key_display="⏎", tooltip="close the showdown"),
+                Binding("escape", "close", "Close", show=False, tooltip="close the showdown"),
+                Binding("space", "close", "Close", show=False, tooltip="close the showdown")]
 
     def __init__(self, showdown: Mapping[str, Any], names: Mapping[int, str], me: int | None) -> None:
         super().__init__()

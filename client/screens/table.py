@@ -44,26 +44,33 @@ class ChatInput(Input):
 class TableScreen(Screen[None]):
     AUTO_FOCUS = "#hand"
 
+    # The tooltip is the longer description the help page and the table menu show.
     BINDINGS = [
-        Binding("s", "take_stock", "Stock"),
-        Binding("d", "take_discard", "Take pile"),
-        Binding("k", "skip", "Skip"),
-        Binding("e", "call_end", "Call end"),
-        Binding("left", "move(-1)", "Move", show=False),
-        Binding("right", "move(1)", "Move", show=False),
-        Binding("enter", "throw", "Throw", key_display="⏎"),
-        *[Binding(str(n), f"pick({n})", f"Pick {n}", show=False) for n in range(1, 9)],
-        Binding("b", "add_bot", "Add bot"),
-        Binding("x", "remove_bot", "Remove bot"),
-        Binding("g", "start", "Start"),
-        Binding("r", "sort('rank')", "Sort", key_display="r/u"),
-        Binding("u", "sort('suit')", "Sort by suit", show=False),
-        Binding("h", "helper", "Helper"),
-        Binding("c", "chat", "Chat"),
-        Binding("v", "last_showdown", "Last showdown", show=False),
-        Binding("E", "end_game", "End game", show=False),
-        Binding("l", "leave", "Leave"),
+        Binding("s", "take_stock", "Stock", tooltip="take the top card of the stock"),
+        Binding("d", "take_discard", "Take pile", tooltip="take the top card of the discard pile"),
+        Binding("k", "skip", "Skip", tooltip="skip your turn (no take-back rule)"),
+        Binding("e", "call_end", "Call end", tooltip="call the end: this is the last orbit (early-call rule)"),
+        Binding("left", "move(-1)", "Move", show=False, tooltip="move to the card to throw"),
+        Binding("right", "move(1)", "Move", show=False, tooltip="move to the card to throw"),
+        Binding("enter", "throw", "Throw", key_display="⏎", tooltip="throw the card picked"),
+        *[Binding(str(n), f"pick({n})", f"Pick {n}", show=False, tooltip="pick that card to throw")
+          for n in range(1, 9)],
+        Binding("b", "add_bot", "Add bot", tooltip="host, before the game: fill an empty seat with a bot"),
+        Binding("x", "remove_bot", "Remove bot", tooltip="host, before the game: remove a bot"),
+        Binding("g", "start", "Start", tooltip="host: start the game"),
+        Binding("r", "sort('rank')", "Sort", key_display="r/u", tooltip="sort your cards by rank (again: as dealt)"),
+        Binding("u", "sort('suit')", "Sort by suit", show=False, tooltip="sort your cards by suit"),
+        Binding("h", "helper", "Helper", tooltip="hand helper: the best split and its chance to win both"),
+        Binding("c", "chat", "Chat", tooltip="chat to the table (Escape goes back to the cards)"),
+        Binding("v", "last_showdown", "Last showdown", show=False, tooltip="the last showdown again"),
+        Binding("m", "menu", "Menu", tooltip="the table menu: sit out, end the game, leave, quit"),
+        Binding("a", "sit_out", "Sit out", show=False,
+                tooltip="sit out: played for now, not dealt in from the next round"),
+        Binding("a", "come_back", "I'm back", tooltip="back from sitting out: dealt in from the next round"),
+        Binding("E", "end_game", "End game", show=False, tooltip="host: end the game for everyone (asks first)"),
+        Binding("l", "leave", "Leave", show=False, tooltip="leave the table (during a game your seat is kept)"),
     ]
+    MENU = ("end_game", "sit_out", "come_back", "leave")  # the menu's entries, with the app's
 
     view: var[dict[str, Any] | None] = var(None, always_update=True, init=False)
 
@@ -275,6 +282,9 @@ class TableScreen(Screen[None]):
         key = lambda k: Content.styled(k, "bold #ffd75f")  # noqa: E731
         if me is None:
             return Content.styled("You are watching this table.\nl: back to the lobby", "dim")
+        if self.away and phase != "over":
+            return Content.assemble(("You are sitting out:", "bold"), "\nyour seat is played for you.\n",
+                                    key("a"), " I'm back")
         if phase == "lobby":
             if table.get("host_seat") == me:
                 return Content.assemble("You host this table.\n", key("b"), " add a bot\n", key("x"),
@@ -433,6 +443,18 @@ class TableScreen(Screen[None]):
 
     # ------------------------------------------------------------ actions
 
+    @property
+    def playing(self) -> bool:
+        """Seated at a game that is running: leaving or quitting asks first."""
+        view = self.view or {}
+        return view.get("seat") is not None and view.get("phase") in RUNNING
+
+    @property
+    def away(self) -> bool:
+        view = self.view or {}
+        me = view.get("seat")
+        return any(p.get("seat") == me and p.get("away") for p in view.get("players", ()))
+
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         view = self.view or {}
         me = view.get("seat")
@@ -454,6 +476,10 @@ class TableScreen(Screen[None]):
             return me is not None and bool(view.get("hand"))
         if action == "last_showdown":
             return self.last_showdown is not None
+        if action == "sit_out":
+            return self.playing and not self.away
+        if action == "come_back":
+            return self.playing and self.away
         return True
 
     def _decision_key(self, view: dict[str, Any]) -> tuple[Any, ...]:
@@ -540,15 +566,48 @@ class TableScreen(Screen[None]):
         self.app.push_screen(ConfirmScreen("End the game for everyone? Any pot is paid back."), callback=done)
 
     def action_leave(self) -> None:
-        view = self.view or {}
-        playing = view.get("seat") is not None and view.get("phase") in RUNNING
-        if not playing:
+        if not self.playing:
             self.post_message(SendRequest("Leave"))
             return
+        self._confirm("Leave the table? Your seat is kept and played for you.", SendRequest("Leave"))
+
+    def action_sit_out(self) -> None:
+        request = SendRequest("SitOut", {"away": True})
+        if (self.view or {}).get("phase") == "waiting":
+            self.post_message(request)
+            return
+        self._confirm("Sit out? The rest of this round is played for you, and you are not dealt in "
+                      "until you press a again.", request)
+
+    def action_come_back(self) -> None:
+        self.post_message(SendRequest("SitOut", {"away": False}))
+
+    def _confirm(self, question: str, request: SendRequest) -> None:
         from .dialogs import ConfirmScreen
 
         def done(yes: bool | None) -> None:
             if yes:
-                self.post_message(SendRequest("Leave"))
+                self.post_message(request)
 
-        self.app.push_screen(ConfirmScreen("Leave the table? Your seat is kept and played for you."), callback=done)
+        self.app.push_screen(ConfirmScreen(question), callback=done)
+
+    def action_menu(self) -> None:
+        from .dialogs import MenuScreen
+
+        entries = [(namespace, binding) for namespace, binding in self.menu_bindings()]
+
+        def done(choice: tuple[Any, str] | None) -> None:
+            if choice is not None:
+                self.call_after_refresh(self.app.run_action, choice[1], choice[0])
+
+        self.app.push_screen(MenuScreen(entries), callback=done)
+
+    def menu_bindings(self) -> list[tuple[Any, Binding]]:
+        """The menu's entries that are possible now: this screen's table actions, then the app's."""
+        mine = {b.action: b for b in self.BINDINGS if isinstance(b, Binding)}
+        entries: list[tuple[Any, Binding]] = [(self, mine[a]) for a in self.MENU if self.check_action(a, ())]
+        app = self.app
+        for binding in getattr(app, "MENU_BINDINGS", ()):
+            if app.check_action(binding.action, ()) is not False:
+                entries.append((app, binding))
+        return entries

@@ -189,3 +189,27 @@ async def test_house_rule_keys_skip_call_end_and_no_take_back(make_app, connect)
             assert hand.picked != taken  # not offered
             await pilot.press("enter")
             await wait_for(pilot, lambda: len(app.view["hand"]) == 7 and taken in app.view["hand"])
+
+
+async def test_sit_out_and_come_back_with_a_visible_key(make_app, connect):
+    from tui_helpers import start_two_player_game
+
+    app = make_app("Ann")
+    async with app.run_test(size=(80, 24)) as pilot, connect("Bob") as bob:
+        await start_two_player_game(pilot, app, bob)
+        async with opponent_playing(bob):
+            screen = app.table_screen
+            await drive(pilot, app, lambda: app.screen is screen and app.view["phase"] == "play",
+                        what="playing at the table")
+            await pilot.press("a")  # sit out: asks first, since the round is played for us
+            await wait_for(pilot, lambda: screen_name(app) == "ConfirmScreen", what="asked first")
+            await pilot.press("y")
+            text = await wait_for(pilot, lambda: screen.away and "I'm back" in screen_text(app) and screen_text(app),
+                                  what="sitting out")
+            assert "a I'm back" in text and "You are sitting out" in text
+            if screen_name(app) == "RevealScreen":  # the rest of the round was played for us at once
+                await pilot.press("escape")
+            await wait_for(pilot, lambda: app.screen is screen, what="nothing on top of the table")
+            await pilot.press("a")
+            await wait_for(pilot, lambda: not screen.away, what="back in")
+            assert ("SitOut", {"away": True}) in app.requests_sent and ("SitOut", {"away": False}) in app.requests_sent

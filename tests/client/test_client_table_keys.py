@@ -49,3 +49,58 @@ async def test_a_split_that_timed_out_still_shows_the_showdown():
         await pilot.pause()
         assert screen_name(app) == "RevealScreen"
         assert "Round 3 showdown" in screen_text(app)
+        await pilot.press("escape")  # Escape closes it too, not only Enter
+        await wait_for(pilot, lambda: screen_name(app) == "TableScreen", what="reveal closed")
+
+
+async def test_the_host_ends_the_game_from_the_table_menu_after_a_yes():
+    app = make_app(ascii=False)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await feed(pilot, PLAY_VIEW)  # Ann (seat 0) hosts this running game
+        assert "m Menu" in screen_text(app)
+        await pilot.press("m")
+        text = await wait_for(pilot, lambda: screen_name(app) == "MenuScreen" and screen_text(app), what="menu")
+        assert "end the game for everyone" in text and "sit out" in text and "leave the table" in text
+        assert "quit" in text and "rules" in text
+        await pilot.press("E")
+        await wait_for(pilot, lambda: screen_name(app) == "ConfirmScreen", what="asked first")
+        assert ("EndGame", {}) not in app.requests_sent
+        await pilot.press("y")
+        await wait_for(pilot, lambda: ("EndGame", {}) in app.requests_sent, what="end game sent")
+
+
+async def test_a_player_who_does_not_host_is_not_offered_the_end():
+    app = make_app(ascii=False)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await feed(pilot, {**PLAY_VIEW, "table": {**PLAY_VIEW["table"], "host_seat": 2}})
+        await pilot.press("m")
+        text = await wait_for(pilot, lambda: screen_name(app) == "MenuScreen" and screen_text(app), what="menu")
+        assert "end the game" not in text and "sit out" in text
+        await pilot.press("escape")
+        await wait_for(pilot, lambda: screen_name(app) == "TableScreen", what="menu closed")
+
+
+async def test_quitting_during_a_game_asks_first():
+    app = make_app(ascii=False)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await feed(pilot, PLAY_VIEW)
+        await pilot.press("ctrl+q")
+        text = await wait_for(pilot, lambda: screen_name(app) == "ConfirmScreen" and screen_text(app), what="asked")
+        assert "Quit the game?" in text and "seat is kept" in text
+        await pilot.press("n")
+        await wait_for(pilot, lambda: screen_name(app) == "TableScreen", what="still playing")
+        assert app.is_running
+        await pilot.press("ctrl+q", "y")
+        await wait_for(pilot, lambda: not app.is_running or app._exit, what="quit after yes")
+
+
+async def test_game_over_offers_quit_once():
+    over = {**PLAY_VIEW, "phase": "over", "legal": [], "to_act": [], "deadline_ms": None,
+            "standings": [{"seat": 0, "name": "Ann", "stack": 1100, "brought": 1000}]}
+    app = make_app(ascii=False)
+    async with app.run_test(size=(80, 24)) as pilot:
+        app.receive(m.View(table_id="t1", view=copy.deepcopy(over)))
+        await wait_for(pilot, lambda: screen_name(app) == "GameOverScreen", what="game over")
+        await pilot.pause()
+        footer = screen_text(app).splitlines()[-1]
+        assert footer.count("Quit") == 1 and "^q Quit" in footer
