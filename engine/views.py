@@ -92,6 +92,5 @@ def view_for(game: Game, seat: int | None) -> dict[str, Any]:
         "showdown": game.showdown,
         "standings": game.standings,
     })
-    if me is not None:
-        view["split"] = me.split.to_data() if me.split and game.phase == SHOWDOWN else None
+    view["split"] = me.split.to_data() if me is not None and me.split and game.phase == SHOWDOWN else None
     return view

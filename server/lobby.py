@@ -33,6 +33,7 @@ import logging
 import os
 import secrets
 import sqlite3
+from collections import deque
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Callable
 
@@ -41,7 +42,8 @@ from protocol import messages as m
 
 from .errors import RequestError
 from .store import Store, StoreError, secret_hash
-from .table import Table, TableConfig, public_round
+from .history import fit
+from .table import HISTORY_KEEP, Table, TableConfig
 from .text import clean_name, clean_table_name
 
 if TYPE_CHECKING:
@@ -61,6 +63,7 @@ class PlayerRecord:
     balance: int = 0
     session: "ClientSession | None" = None
     table_id: str | None = None
+    rounds: deque[dict[str, Any]] = field(default_factory=lambda: deque(maxlen=HISTORY_KEEP))  # without a store only
 
 
 def fatal_exit(exc: BaseException) -> None:
@@ -297,6 +300,12 @@ class Lobby:
     def table_finished(self, table: Table) -> None:
         """A finished table stays for its standings until everyone has left."""
 
+    def round_finished(self, player_ids: list[str], public: dict[str, Any]) -> None:
+        """Without a store, each player keeps their last rounds for ``history`` away from tables."""
+        if self.store is None:
+            for player_id in player_ids:
+                self.players[player_id].rounds.append(public)
+
     def summaries(self) -> tuple[m.TableSummary, ...]:
         return tuple(t.summary() for t in self.tables.values())
 
@@ -422,10 +431,11 @@ class Lobby:
             return m.Error(id=request_id, code="internal", message="the server hit an internal error")
         return m.Ok(id=request_id, result=result or {})
 
-    def _table(self, player: PlayerRecord) -> Table:
+    def _table(self, player: PlayerRecord, code: str = "not_at_table") -> Table:
+        """The player's table; ``code`` if they are in the lobby (``not_seated`` for what only seats may do)."""
         table = self.tables.get(player.table_id) if player.table_id else None
         if table is None:
-            raise RequestError("not_at_table", "you are not at a table")
+            raise RequestError(code, "you are not at a table")
         return table
 
     def _find(self, table_id: str, code: str | None) -> Table:
@@ -532,23 +542,29 @@ class Lobby:
         self._table(player).end(player.player_id)
 
     def _act(self, player: PlayerRecord, msg: m.Act) -> dict[str, Any]:
-        return {"seq": self._table(player).act(player.player_id, msg.action.to_wire())}
+        return {"seq": self._table(player, "not_seated").act(player.player_id, msg.action.to_wire())}
 
     def _sit_out(self, player: PlayerRecord, msg: m.SitOut) -> None:
-        self._table(player).sit_out(player.player_id, msg.away)
+        self._table(player, "not_seated").sit_out(player.player_id, msg.away)
 
     def _chat(self, player: PlayerRecord, msg: m.Chat) -> None:
         self._table(player).chat(player.player_id, player.name, msg.text)
 
     def _history(self, player: PlayerRecord, msg: m.History) -> dict[str, Any]:
-        """Finished rounds, oldest first: the player's table's, or (away from tables) their own last rounds."""
+        """Finished rounds, oldest first: the player's table's, or (away from tables) their own last rounds.
+
+        Each costs one stored public record, read newest first only until
+        the reply is full, so a request's cost is bounded by its reply.
+        """
+        table = self.tables.get(player.table_id) if player.table_id else None
         if self.store is None:
-            return {"rounds": _fit(self._table(player).recent_history(msg.limit))}
-        if player.table_id is not None:
-            entries = self.store.rounds(player.table_id, msg.limit)
+            kept = table.history if table is not None else player.rounds
+            newest = itertools.islice(reversed(kept), msg.limit)
+        elif table is not None:
+            newest = self.store.public_rounds(table.table_id, msg.limit)
         else:
-            entries = self.store.player_rounds(player.player_id, msg.limit)
-        return {"rounds": _fit([public_round(e) for e in entries])}
+            newest = self.store.player_rounds(player.player_id, msg.limit)
+        return {"rounds": fit(newest)}
 
     def _ping(self, player: PlayerRecord, msg: m.Ping) -> None:
         return None
@@ -571,21 +587,6 @@ class Lobby:
         if self.store is not None:
             log.info("store: %d commits", self.store.commits)
             self.store.close()
-
-
-HISTORY_BYTES = 48 * 1024  # keep a history reply well inside the 64 KiB frame limit
-
-
-def _fit(rounds: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """The most recent rounds that fit in one reply, oldest first."""
-    kept: list[dict[str, Any]] = []
-    size = 0
-    for entry in reversed(rounds):
-        size += len(m.encode(m.Ok(id=1, result=entry)))
-        if size > HISTORY_BYTES:
-            break
-        kept.append(entry)
-    return kept[::-1]
 
 
 class _UnitOfWork:

@@ -47,6 +47,17 @@ class NetConfig:
     chat_burst: float = 5.0
 
 
+HISTORY_ROUNDS_PER_MESSAGE = 10  # a history request counts as one message per 10 rounds it asks for (PROTOCOL.md §10)
+
+
+def message_cost(message: m.Message) -> int:
+    """What a request counts against the rate limit: ``history`` in proportion to the rounds asked for,
+    so one connection cannot spend more than a small share of the loop on it."""
+    if isinstance(message, m.History):
+        return -(-message.limit // HISTORY_ROUNDS_PER_MESSAGE)
+    return 1
+
+
 class ClientSession(asyncio.Protocol):
     """One connection. Bytes are handled in ``data_received`` itself, with no
     reader task between the socket and the lobby: a request is answered in the
@@ -236,7 +247,7 @@ class ClientSession(asyncio.Protocol):
 
     def _dispatch(self, message: m.Message) -> None:
         request_id = getattr(message, "id", None)
-        if not self.requests.take():
+        if not self.requests.take(message_cost(message)):
             self.rate_errors += 1
             if self.rate_errors > self.server.net.max_rate_errors:
                 self.close_with("rate_limited", "too many requests")

@@ -22,7 +22,9 @@ What is stored, and why it is enough
   running is restored from its checkpoint instead, and its ``engine`` becomes
   NULL (its log no longer replays from the seed with any one engine).
 * ``rounds``: every finished round in full (deal, actions, splits, result),
-  for the ``history`` request and ``dab-server export``.
+  for ``dab-server export``, with what players may see of it (``public``,
+  for the ``history`` request) and ``seq``, its place in the order rounds
+  finished on this server (the log's own order: the clock may step back).
 * ``ledger``: every chip that crosses between a balance and a table
   (``grant`` to new players, ``buy_in`` at game start, ``cash_out`` at game
   over), so conservation can be audited:
@@ -57,7 +59,9 @@ import sqlite3
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Iterable, Sequence
+from typing import Any, Callable, Iterable, Iterator, Sequence
+
+from .history import public_round
 
 DB_NAME = "down-and-back.sqlite3"
 LOCK_NAME = "dab-server.lock"
@@ -166,9 +170,24 @@ def _script(sql: str) -> Migration:
     return run
 
 
+def _v2_rounds_public_and_ordered(conn: sqlite3.Connection) -> None:
+    """Rounds get their public form and a server-wide sequence (older rounds: in the order of their times)."""
+    conn.execute("ALTER TABLE rounds ADD COLUMN seq INTEGER")
+    conn.execute("ALTER TABLE rounds ADD COLUMN public TEXT")
+    conn.execute("DROP INDEX rounds_by_time")
+    rows = conn.execute("SELECT table_id, round_no, record FROM rounds ORDER BY finished_at, table_id, round_no")
+    for seq, (table_id, round_no, record) in enumerate(rows.fetchall(), 1):
+        conn.execute(
+            "UPDATE rounds SET seq = ?, public = ? WHERE table_id = ? AND round_no = ?",
+            (seq, _json(public_round(json.loads(record))), table_id, round_no),
+        )
+    conn.execute("CREATE UNIQUE INDEX rounds_by_seq ON rounds (seq)")
+
+
 # (version it produces, what it does, how). Append only; never edit a released step.
 MIGRATIONS: list[tuple[int, str, Migration]] = [
     (1, "initial schema", _script(_V1)),
+    (2, "rounds: public form and server-wide order", _v2_rounds_public_and_ordered),
 ]
 
 
@@ -480,10 +499,13 @@ class Store:
     def set_engine(self, table_id: str, engine: str | None) -> None:
         self._write("UPDATE tables SET engine = ? WHERE table_id = ?", (engine, table_id))
 
-    def add_round(self, table_id: str, record: dict[str, Any]) -> None:
+    def add_round(self, table_id: str, record: dict[str, Any], public: dict[str, Any]) -> None:
+        """A finished round in full, with what players may see of it, next in the server's order."""
         self._write(
-            "INSERT INTO rounds (table_id, round_no, first_seq, last_seq, finished_at, record) VALUES (?, ?, ?, ?, ?, ?)",
-            (table_id, record["round"], record["first_seq"], record["last_seq"], time.time(), _json(record)),
+            "INSERT INTO rounds (table_id, round_no, first_seq, last_seq, finished_at, record, public, seq) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?, (SELECT coalesce(max(seq), 0) + 1 FROM rounds))",
+            (table_id, record["round"], record["first_seq"], record["last_seq"], record["finished_at"], _json(record),
+             _json(public)),
         )
 
     def load_tables(self, states: Sequence[str] = ("waiting", "playing", "finished")) -> list[TableRow]:
@@ -548,15 +570,26 @@ class Store:
         ).fetchall()
         return [json.loads(r[0]) for r in reversed(rows)]
 
-    def player_rounds(self, player_id: str, limit: int) -> list[dict[str, Any]]:
-        """The last ``limit`` finished rounds at tables where the player bought in, oldest first."""
-        rows = self.conn.execute(
-            "SELECT record FROM rounds WHERE table_id IN "
+    def public_rounds(self, table_id: str, limit: int) -> Iterator[dict[str, Any]]:
+        """What players may see of a table's last ``limit`` finished rounds, newest first, read lazily."""
+        for (public,) in self.conn.execute(
+            "SELECT public FROM rounds WHERE table_id = ? ORDER BY round_no DESC LIMIT ?", (table_id, limit)
+        ):
+            yield json.loads(public)
+
+    def player_rounds(self, player_id: str, limit: int) -> Iterator[dict[str, Any]]:
+        """The same of the last ``limit`` rounds at tables where the player bought in, newest first.
+
+        Ordered by ``seq``, the order in which rounds finished here, never by
+        their wall-clock times.
+        """
+        for (public,) in self.conn.execute(
+            "SELECT public FROM rounds WHERE table_id IN "
             "(SELECT table_id FROM ledger WHERE player_id = ? AND kind = 'buy_in') "
-            "ORDER BY finished_at DESC, round_no DESC LIMIT ?",
+            "ORDER BY seq DESC LIMIT ?",
             (player_id, limit),
-        ).fetchall()
-        return [json.loads(r[0]) for r in reversed(rows)]
+        ):
+            yield json.loads(public)
 
     def export(self, table_id: str | None = None) -> dict[str, Any]:
         """Finished rounds, and for finished games everything needed to replay them.

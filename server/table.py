@@ -41,6 +41,7 @@ from engine.views import decision_view, view_for
 from protocol import messages as m
 
 from .errors import RequestError
+from .history import public_round
 from .store import SeatRow, Store, StoreError, TableRow
 from .text import CHAT_MAX, clean_text
 
@@ -60,6 +61,7 @@ class Hub(Protocol):
     def is_connected(self, player_id: str) -> bool: ...
     def tables_changed(self) -> None: ...
     def table_finished(self, table: "Table") -> None: ...
+    def round_finished(self, player_ids: list[str], public: dict[str, Any]) -> None: ...
     def atomic(self) -> ContextManager[None]: ...
     def balance(self, player_id: str) -> int: ...
     def move_chips(self, table: "Table", kind: str, moves: list[tuple[int, str | None, int]]) -> None: ...
@@ -397,9 +399,7 @@ class Table:
 
     def act(self, player_id: str, data: dict[str, Any]) -> int:
         """Apply a seat's action; returns its index in the table's action log."""
-        seat = self.seat_of(player_id)
-        if seat is None or self.game is None:
-            raise RequestError("not_seated", "you are not playing at this table")
+        seat = self._playing_seat(player_id)
         try:
             action = action_from_data(data)
         except InvalidAction as exc:
@@ -411,10 +411,18 @@ class Table:
         assert self.game is not None
         return len(self.game.history) - 1
 
-    def sit_out(self, player_id: str, away: bool) -> None:
+    def _playing_seat(self, player_id: str) -> int:
+        """The player's seat in the running game (``not_seated``, or ``no_game`` before or after it)."""
         seat = self.seat_of(player_id)
-        if seat is None or self.game is None or self.game.phase == OVER:
-            raise RequestError("not_seated", "you are not in a running game at this table")
+        if seat is None:
+            raise RequestError("not_seated", "you are not seated at this table")
+        if self.game is None or self.game.phase == OVER:
+            raise RequestError("no_game", "there is no game running at this table")
+        return seat
+
+    def sit_out(self, player_id: str, away: bool) -> None:
+        seat = self._playing_seat(player_id)
+        assert self.game is not None
         if self.game.players[seat].away != away:
             self._apply(None, SetAway(seat, away))
         self.broadcast()
@@ -462,9 +470,12 @@ class Table:
                     self._save()
 
     def _finish_round(self, entry: dict[str, Any], live: bool) -> None:
-        self.history.append(public_round(entry))
-        if live and self.store is not None:
-            self.store.add_round(self.table_id, entry)
+        public = public_round(entry)
+        self.history.append(public)
+        if live:
+            if self.store is not None:
+                self.store.add_round(self.table_id, entry, public)
+            self.hub.round_finished([i.player_id for i in self.seats.values() if i.player_id is not None], public)
 
     def round_record(self, showdown: dict[str, Any] | None, pot: int) -> dict[str, Any]:
         """The whole current round as plain data: deal, every action, splits and result.
@@ -521,12 +532,14 @@ class Table:
                     "settings": self.settings.to_wire()}
         by_seat = {p["seat"]: p for p in view["players"]}
         for info in self.seats.values():
-            entry = by_seat.get(info.seat)
+            entry = by_seat.pop(info.seat, None)
             if entry is None:
                 entry = {"seat": info.seat, "name": info.name, "stack": self.settings.stack}
                 view["players"].append(entry)
             entry["bot"] = info.bot
             entry["connected"] = self._connected(info)
+        for entry in by_seat.values():  # players who have left the finished table (bots never leave)
+            entry["bot"] = entry["connected"] = False
         view["players"].sort(key=lambda p: p["seat"])
         host = self.seat_of(self.host_id)
         view["table"] = {
@@ -589,7 +602,7 @@ class Table:
         self._spectator_view = None
         self._check_listing()
 
-    # ------------------------------------------------------------ chat and history
+    # ------------------------------------------------------------ chat
 
     def chat(self, player_id: str, name: str, text: str) -> None:
         text = clean_text(text, CHAT_MAX + 1)
@@ -603,10 +616,6 @@ class Table:
         self.chat_log.append(message)
         for member, _ in self._audience():
             self.hub.send(member, message)
-
-    def recent_history(self, limit: int) -> list[dict[str, Any]]:
-        """The last finished rounds kept in memory (the store keeps them all)."""
-        return list(self.history)[-limit:]
 
     # ------------------------------------------------------------ timing
 
@@ -813,38 +822,6 @@ class Table:
             seat in game.to_act() and game.round_no == round_no and game.phase == phase and game.turn_index == turn
         ):
             self._apply(seat, timeout_action(decision_view(game, seat)))
-
-
-def public_round(entry: dict[str, Any]) -> dict[str, Any]:
-    """What a player may see of a finished round (the ``history`` result item).
-
-    Fields as in PROTOCOL.md's round record; hands stay hidden except the
-    splits the showdown revealed. ``abandoned`` rounds ended before a showdown.
-    """
-    result = entry["result"]
-    reveal = {r["seat"]: r for r in (result or {}).get("reveal", [])}
-    players = []
-    for seat in entry["seats"]:
-        shown = reveal.get(seat, {})
-        players.append({
-            "seat": seat, "name": entry["names"][str(seat)],
-            "down": shown.get("down"), "back": shown.get("back"),
-            "down_hand": shown.get("down_name"), "back_hand": shown.get("back_name"),
-            "stack": entry["stacks"][str(seat)],
-        })
-    public: dict[str, Any] = {
-        "table_id": entry["table_id"], "round": entry["round"], "dealer": entry["dealer"], "pot": entry["pot"],
-        "players": players, "stacks": entry["stacks"], "abandoned": result is None,
-        "finished_at": entry.get("finished_at"),
-        "down_winner": None, "back_winner": None, "tie_breaks": None, "winner": None, "carried": 0,
-    }
-    if result is not None:
-        public.update({
-            "down_winner": result["down_winner"], "back_winner": result["back_winner"],
-            "tie_breaks": {"down": result["down_draws"], "back": result["back_draws"]},
-            "winner": result["winner"], "carried": result["carried"],
-        })
-    return public
 
 
 def checkpoint_json(game: Game) -> str:

@@ -97,8 +97,8 @@ async def autoplay(client, until_round: int, host: bool = False) -> None:
         else:
             try:
                 await client.act(baseline_action(view).to_data())
-            except RequestFailed as exc:  # a stale view: the deadline or a bot moved first
-                assert exc.code in ("not_your_turn", "illegal_action"), exc
+            except RequestFailed as exc:  # a stale view: the deadline or a bot moved first, or the game ended
+                assert exc.code in ("not_your_turn", "illegal_action", "no_game"), exc
         # The view this decision came from is out of date either way; its
         # successor may arrive after the reply, so wait for it.
         await client.wait_for(lambda: client.view is not view)

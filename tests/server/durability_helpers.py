@@ -187,7 +187,7 @@ class Player:
             try:
                 result = await client.act(action)
             except RequestFailed as exc:  # a stale view: a deadline or a bot moved first
-                assert exc.code in ("not_your_turn", "illegal_action", "rate_limited"), exc
+                assert exc.code in ("not_your_turn", "illegal_action", "no_game", "rate_limited"), exc
                 continue
             self.acked.append((self.table_id, result["seq"], view["seat"], action))  # type: ignore[arg-type]
 

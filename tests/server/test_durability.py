@@ -273,26 +273,27 @@ def test_two_servers_cannot_share_a_data_directory(tmp_path):
 
 def test_older_schemas_are_migrated_in_order_after_a_backup(tmp_path, monkeypatch):
     db = make_store(tmp_path)
+    now = store_module.schema_version()
     steps = store_module.MIGRATIONS + [
-        (2, "players get a note", store_module._script("ALTER TABLE players ADD COLUMN note TEXT;")),
-        (3, "notes default to hello", store_module._script("UPDATE players SET note = 'hello';")),
+        (now + 1, "players get a note", store_module._script("ALTER TABLE players ADD COLUMN note TEXT;")),
+        (now + 2, "notes default to hello", store_module._script("UPDATE players SET note = 'hello';")),
     ]
     monkeypatch.setattr(store_module, "MIGRATIONS", steps)
     with pytest.raises(StoreError, match="start dab-server once"):
         Store.open_dir(tmp_path, migrate=False)
     store = Store.open_dir(tmp_path)
     try:
-        assert store.version == 3
+        assert store.version == now + 2
         assert store.conn.execute("SELECT count(*) FROM players WHERE note = 'hello'").fetchone()[0] == 10
     finally:
         store.close()
-    backup = sqlite3.connect(f"{db}.v1.bak")
+    backup = sqlite3.connect(f"{db}.v{now}.bak")
     try:
-        assert backup.execute("SELECT version FROM schema_version").fetchone()[0] == 1
+        assert backup.execute("SELECT version FROM schema_version").fetchone()[0] == now
         assert backup.execute("SELECT count(*) FROM players").fetchone()[0] == 10
     finally:
         backup.close()
-    monkeypatch.setattr(store_module, "MIGRATIONS", steps[:1])
+    monkeypatch.setattr(store_module, "MIGRATIONS", steps[:-2])
     with pytest.raises(StoreError, match="newer dab-server"):
         Store.open_dir(tmp_path)
     integrity(db)
