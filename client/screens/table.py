@@ -25,7 +25,8 @@ from textual.widgets import Footer, Input, Static
 from ..messages import PlayAction, RequestRejected, SendRequest
 from ..render import Display, chips, describe_event, result_line, seat_names
 from ..widgets.basics import Countdown, LineLog, TooSmall
-from ..widgets.table import DiscardHistory, HandHelper, HandView, PilePanel, Prompt, SeatPanel, SeatState
+from ..widgets.table import (DiscardHistory, HandHelper, HandView, PilePanel, Prompt, SeatPanel, SeatState,
+                             recommended_throw)
 
 MAX_SEATS = 5
 RUNNING = ("cut", "play", "showdown", "waiting")
@@ -166,12 +167,12 @@ class TableScreen(Screen[None]):
         if hand.fresh not in hand.cards:
             hand.fresh = None
         picking = frozenset(self.legal["discard"]["cards"]) if "discard" in self.legal else frozenset()
-        hand.picking = picking
-        if picking and hand.picked not in picking:
-            hand.picked = hand.fresh if hand.fresh in picking else next(c for c in hand.shown if c in picking)
         helper = self.query_one(HandHelper)
         helper.opponents = max(1, sum(1 for p in view.get("players", []) if p.get("in_round")) - 1)
-        helper.cards = hand.cards
+        helper.cards, helper.allowed = hand.cards, picking
+        if picking != hand.picking:
+            hand.picking = picking
+            hand.picked = self._first_pick(hand, helper, picking) if picking else None
 
         self._update_clock(view, me)
         self._update_prompt(view, me, table)
@@ -182,6 +183,17 @@ class TableScreen(Screen[None]):
             callback = getattr(self.app, "table_painted", None)
             if callback is not None:
                 self.call_after_refresh(callback)
+
+    @staticmethod
+    def _first_pick(hand: HandView, helper: HandHelper, picking: frozenset[str]) -> str | None:
+        """Where the cursor starts: the helper's throw when it is shown, else the card just drawn.
+
+        A drawn card that may not be thrown back (no take-back) gets no cursor:
+        Enter then throws nothing until the player picks, so no card goes silently.
+        """
+        if helper.display and len(hand.cards) == 8:
+            return recommended_throw(hand.cards, picking)
+        return hand.fresh if hand.fresh in picking else None
 
     def settings_for(self, view: dict[str, Any]) -> dict[str, Any]:
         """The table's settings: in the view once a game runs, else from the lobby list."""
@@ -300,6 +312,10 @@ class TableScreen(Screen[None]):
             return Content.assemble(name(view.get("cutter")), " is cutting the deck.")
         if phase == "play":
             if "discard" in legal:
+                kept = self._kept_back()
+                if kept is not None:
+                    return Content.assemble(("Throw (not ", "bold"), d.card(kept), ("):", "bold"), "\n", key("1-8"),
+                                            " or ", key(d.arrows), " then ", key(d.enter), ("\nno take-back rule", "dim"))
                 return Content.assemble(("Throw a card:", "bold"), "\n", key("1-8"), " or ", key(d.arrows),
                                         " then ", key(d.enter))
             if "take_stock" in legal:
@@ -415,6 +431,8 @@ class TableScreen(Screen[None]):
             if kind == "result":
                 self.last_showdown = event
                 self.show_reveal(event)
+        if hand.picking and hand.picked is None:  # the view came before the news of our draw
+            hand.picked = self._first_pick(hand, self.query_one(HandHelper), hand.picking)
 
     def add_chat(self, seat: int | None, name: str, text: str, ts: int = 0) -> None:
         key = (ts, seat, name, text)
@@ -507,24 +525,45 @@ class TableScreen(Screen[None]):
     def action_call_end(self) -> None:
         self._play({"kind": "call_end"})
 
+    def _kept_back(self) -> str | None:
+        """The card just taken from the pile when the rules forbid throwing it straight back."""
+        hand = self.query_one(HandView)
+        return hand.fresh if hand.picking and hand.fresh in hand.cards and hand.fresh not in hand.picking else None
+
+    def _say_not_that(self, card: str) -> None:
+        self.notify(f"{self.display_options.card_text(card)} came from the pile: the no take-back rule keeps it "
+                    "this turn. Pick another card.", title="Not that card", severity="warning", timeout=4)
+
     def action_pick(self, number: int) -> None:
         hand = self.query_one(HandView)
         shown = hand.shown
-        if 1 <= number <= len(shown) and shown[number - 1] in hand.picking:
+        if not 1 <= number <= len(shown):
+            return
+        if shown[number - 1] in hand.picking:
             hand.picked = shown[number - 1]
+        else:
+            self._say_not_that(shown[number - 1])
 
     def action_move(self, step: int) -> None:
         hand = self.query_one(HandView)
         choices = [c for c in hand.shown if c in hand.picking]
         if not choices:
             return
-        index = choices.index(hand.picked) if hand.picked in choices else 0
-        hand.picked = choices[(index + step) % len(choices)]
+        if hand.picked not in choices:  # no cursor yet: start at the end the arrow points from
+            hand.picked = choices[0 if step > 0 else -1]
+            return
+        hand.picked = choices[(choices.index(hand.picked) + step) % len(choices)]
 
     def action_throw(self) -> None:
         hand = self.query_one(HandView)
         if hand.picked in hand.picking:
             self._play({"kind": "discard", "card": hand.picked})
+            return
+        kept = self._kept_back()
+        if kept is not None:
+            self._say_not_that(kept)
+        else:
+            self.notify("Pick the card to throw first: 1-8 or the arrows.", severity="warning", timeout=3)
 
     def action_sort(self, order: str) -> None:
         hand = self.query_one(HandView)

@@ -8,7 +8,7 @@ the terminal per opponent turn small.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Sequence
+from typing import Collection, Sequence
 
 from textual.app import RenderResult
 from textual.content import Content
@@ -245,29 +245,37 @@ class Prompt(RowsWidget):
         return rows
 
 
+def recommended_throw(cards: Sequence[str], allowed: Collection[str] = ()) -> str:
+    """The card to throw from 8 that leaves the best split, among ``allowed`` (default: any)."""
+    from engine.bots import throw
+
+    return throw(list(cards), list(allowed or cards)).text
+
+
 class HandHelper(Widget):
     """The recommended split of your cards, named, with the win-both estimate (display only)."""
 
     # layout=True: 7 cards take 3 lines and 8 cards 4, so the height must follow the content.
     cards: reactive[tuple[str, ...]] = reactive((), layout=True)
+    allowed: reactive[frozenset[str]] = reactive(frozenset())  # what may be thrown now (no take-back)
     opponents: reactive[int] = reactive(1)
 
     def render(self) -> RenderResult:
-        return helper_content(self.cards, self.opponents, _display(self))
+        return helper_content(self.cards, self.opponents, _display(self), self.allowed)
 
 
-def helper_content(cards: Sequence[str], opponents: int, display: Display) -> Content:
+def helper_content(cards: Sequence[str], opponents: int, display: Display, allowed: Collection[str] = ()) -> Content:
     from engine.cards import parse_cards
-    from engine.hands import best_discard, best_split, win_both_chance
+    from engine.hands import best_split, win_both_chance
 
     if len(cards) not in (7, 8):
         return Content.styled("Hand helper: shows the best split once you hold 7 cards.", "dim")
     hand = parse_cards(list(cards))
     lead: list[Content] = []
     if len(hand) == 8:
-        throw, _ = best_discard(hand)
-        lead = [Content.assemble(("Throw ", "dim"), display.card(str(throw)), (" to keep:", "dim"))]
-        hand = [c for c in hand if c != throw]
+        throw = recommended_throw(cards, allowed)
+        lead = [Content.assemble(("Throw ", "dim"), display.card(throw), (" to keep:", "dim"))]
+        hand = [c for c in hand if str(c) != throw]
     split = best_split(hand)
     estimate = win_both_chance(split.down, split.back, max(1, opponents))
     who = "1 opponent" if opponents <= 1 else f"{opponents} opponents"

@@ -184,10 +184,10 @@ async def test_house_rule_keys_skip_call_end_and_no_take_back(make_app, connect)
             await wait_for(pilot, lambda: "discard" in app.table_screen.legal)
             hand = app.table_screen.query_one(HandView)
             taken = hand.fresh
-            assert taken is not None and taken not in hand.picking and hand.picked != taken
+            assert taken is not None and taken not in hand.picking and hand.picked is None  # no silent choice
             await pilot.press(str(hand.shown.index(taken) + 1))
-            assert hand.picked != taken  # not offered
-            await pilot.press("enter")
+            assert hand.picked is None  # not offered
+            await pilot.press("right", "enter")
             await wait_for(pilot, lambda: len(app.view["hand"]) == 7 and taken in app.view["hand"])
 
 

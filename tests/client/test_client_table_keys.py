@@ -104,3 +104,58 @@ async def test_game_over_offers_quit_once():
         await pilot.pause()
         footer = screen_text(app).splitlines()[-1]
         assert footer.count("Quit") == 1 and "^q Quit" in footer
+
+
+async def test_with_the_helper_on_the_cursor_starts_on_the_recommended_throw():
+    from client.widgets.table import HandView, recommended_throw
+
+    app = make_app(ascii=False)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await feed(pilot, OTHERS_TURN)
+        await pilot.press("h")
+        drew = "KD"  # we drew the king; the helper says to throw something else
+        app.receive(m.Event(table_id="t1", events=({"kind": "take_stock", "seat": 0, "card": drew},)))
+        await feed(pilot, PLAY_VIEW)
+        hand = app.table_screen.query_one(HandView)
+        recommended = recommended_throw(PLAY_VIEW["hand"])
+        assert recommended != drew and hand.fresh == drew
+        assert hand.picked == recommended
+        await pilot.press("enter")
+        assert app.requests_sent[-1] == ("Act", {"action": {"kind": "discard", "card": recommended}})
+
+
+async def test_without_the_helper_the_cursor_starts_on_the_drawn_card():
+    from client.widgets.table import HandView
+
+    app = make_app(ascii=False)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await feed(pilot, OTHERS_TURN)
+        app.receive(m.Event(table_id="t1", events=({"kind": "take_stock", "seat": 0, "card": "KD"},)))
+        await feed(pilot, PLAY_VIEW)
+        assert app.table_screen.query_one(HandView).picked == "KD"
+
+
+async def test_a_card_the_rules_keep_is_never_thrown_silently():
+    """No take-back: the card taken from the pile gets no cursor, and Enter throws nothing until a pick."""
+    from client.widgets.table import HandView
+
+    taken = "10D"
+    allowed = [c for c in PLAY_VIEW["hand"] if c != taken]
+    view = {**PLAY_VIEW, "legal": [{"kind": "discard", "cards": allowed}],
+            "settings": {**PLAY_VIEW["settings"], "no_take_back": True}}
+    app = make_app(ascii=False)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await feed(pilot, OTHERS_TURN)
+        app.receive(m.Event(table_id="t1", events=({"kind": "take_discard", "seat": 0, "card": taken},)))
+        await feed(pilot, view)
+        hand = app.table_screen.query_one(HandView)
+        assert hand.picked is None
+        assert "Throw (not 10♦):" in screen_text(app)  # the prompt says which card stays
+        sent = len(app.requests_sent)
+        await pilot.press("enter")
+        await pilot.press(str(hand.shown.index(taken) + 1))
+        await pilot.pause()
+        assert len(app.requests_sent) == sent and hand.picked is None
+        assert any("no take-back" in n.message for n in app._notifications)
+        await pilot.press("right", "enter")
+        assert app.requests_sent[-1] == ("Act", {"action": {"kind": "discard", "card": hand.shown[0]}})
