@@ -41,9 +41,9 @@ from engine.rng import HashRng
 from protocol import messages as m
 
 from .errors import RequestError
-from .store import Store, StoreError, secret_hash
+from .store import Store, StoreBusy, StoreError, StoreFailed, secret_hash
 from .history import fit
-from .table import HISTORY_KEEP, Table, TableConfig
+from .table import BUSY_RETRY, HISTORY_KEEP, Table, TableConfig
 from .text import clean_name, clean_table_name
 
 if TYPE_CHECKING:
@@ -52,6 +52,8 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 MAX_TABLES = 500
+BUSY_LOG_INTERVAL = 10.0  # s: at most one log line per this while the database stays busy
+BUSY_MESSAGE = "the server's database is busy (another program holds its lock); nothing was done, try again"
 TABLES_PUSH_INTERVAL = 0.5  # seconds between lobby list pushes (PROTOCOL.md: about two a second)
 
 
@@ -106,6 +108,7 @@ class Lobby:
         self._commit_pending = False  # a group commit is scheduled; messages wait for it
         self._closing = False
         self._reaper: asyncio.TimerHandle | None = None
+        self._busy_logged_at = float("-inf")
         if self.store is not None:
             try:
                 self._restore()
@@ -152,7 +155,7 @@ class Lobby:
                 for table in touched.values():
                     table.save_checkpoint()
                 self.store.commit()
-            except sqlite3.Error as exc:
+            except (sqlite3.Error, StoreError) as exc:
                 self.config.on_fatal(exc)
                 raise
         # Whoever asked is answered first: the reply leaves at once (it is what
@@ -235,12 +238,34 @@ class Lobby:
         """Seats at waiting or finished tables whose players did not come back after a restart."""
         self._reaper = None
         with self.atomic():
+            if not self.reserve():
+                self._reaper = asyncio.get_running_loop().call_later(BUSY_RETRY, self._reap_absent)
+                return
             for player in list(self.players.values()):
                 table = self.tables.get(player.table_id) if player.table_id else None
                 if player.session is None and table is not None and table.state != "playing":
                     table.leave(player.player_id)
                     player.table_id = None
                     self._drop_if_empty(table)
+
+    def reserve(self) -> bool:
+        """Take the database's write lock before a unit changes anything; False: busy, change nothing.
+
+        Whatever a unit changes in memory it writes, and a write that fails
+        after the change stops the server; so the lock comes first, and a busy
+        database costs the asker a ``busy`` error instead of a gap in a log.
+        """
+        if self.store is None:
+            return True
+        try:
+            self.store.begin()
+        except StoreBusy as exc:
+            now = asyncio.get_running_loop().time()
+            if now - self._busy_logged_at >= BUSY_LOG_INTERVAL:
+                self._busy_logged_at = now
+                log.warning("%s: requests get 'busy' until it is free", exc)
+            return False
+        return True
 
     def balance(self, player_id: str) -> int:
         return self.players[player_id].balance
@@ -339,6 +364,8 @@ class Lobby:
             name = clean_name(msg.name)
             if not name:
                 raise RequestError("bad_name", "choose a name with at least one visible character")
+            if not self.reserve():
+                raise RequestError("busy", BUSY_MESSAGE)
             player_id, secret = secrets.token_hex(8), secrets.token_urlsafe(24)
             player = PlayerRecord(player_id, name, secret_hash(secret), self.config.starting_balance)
             if self.store is not None:
@@ -377,9 +404,15 @@ class Lobby:
         if player is None or player.session is not session:
             return
         player.session = None
-        if self._closing:  # a shutdown is not a goodbye: seats stay for the restart
+        self._disconnect(player)
+
+    def _disconnect(self, player: PlayerRecord) -> None:
+        if self._closing or player.session is not None:  # a shutdown is not a goodbye; or they are back
             return
         with self.atomic():
+            if not self.reserve():
+                asyncio.get_running_loop().call_later(BUSY_RETRY, self._disconnect, player)
+                return
             self._disconnected(player)
 
     def _disconnected(self, player: PlayerRecord) -> None:
@@ -409,7 +442,10 @@ class Lobby:
                 reply = self._handle(player_id, msg)
                 self._actors.append(player_id)
                 self._outbox.append((player_id, reply, session))
-        except Exception:  # the commit failed: nothing this unit produced may go out
+        except StoreError as exc:  # the write or commit failed: nothing this unit produced may go out
+            log.error("request %s from %s could not be made durable: %s", msg.type, player_id, exc)
+            return m.Error(id=getattr(msg, "id", None), code="internal", message="the server hit an internal error")
+        except Exception:
             log.exception("request %s from %s could not be made durable", msg.type, player_id)
             return m.Error(id=getattr(msg, "id", None), code="internal", message="the server hit an internal error")
         return None
@@ -423,9 +459,13 @@ class Lobby:
             return m.Error(id=request_id, code="shutting_down", message="the server is shutting down")
         try:
             with self.atomic():  # durable before the ok (and the pushes) go out
+                if type(msg) not in _READ_ONLY and not self.reserve():
+                    return m.Error(id=request_id, code="busy", message=BUSY_MESSAGE)
                 result = handler(self, self.players[player_id], msg)
         except RequestError as exc:
             return m.Error(id=request_id, code=exc.code, message=exc.message[:1000])
+        except StoreFailed:
+            raise  # memory may be ahead of the disk: the unit's commit reports it (and the server stops)
         except Exception:  # a bug: log it, answer, keep serving everyone else
             log.exception("request %s from %s failed", msg.type, player_id)
             return m.Error(id=request_id, code="internal", message="the server hit an internal error")
@@ -587,6 +627,8 @@ class Lobby:
         if self.store is not None:
             log.info("store: %d commits", self.store.commits)
             self.store.close()
+
+_READ_ONLY = frozenset({m.ListTables, m.History, m.Ping, m.Chat})  # requests that never write: no lock needed
 
 
 class _UnitOfWork:

@@ -72,6 +72,23 @@ class StoreError(Exception):
     """The database cannot be used; the message says why and what to do."""
 
 
+class StoreBusy(StoreError):
+    """Another program holds the database's write lock: nothing was written; try again shortly."""
+
+
+class StoreFailed(StoreError):
+    """A write failed: the open transaction was rolled back and nothing more is written or committed.
+
+    Memory may be ahead of the disk now, so the server must stop (the restart
+    restores the last commit); the store refuses every later write so that no
+    later commit can leave a gap in an action log.
+    """
+
+
+BUSY_WAIT = 0.1  # s: the longest a write waits for another program's lock (it blocks the event loop)
+BUSY_BACKOFF = 1.0  # s: after a busy lock, try again without waiting for this long
+
+
 def secret_hash(secret: str) -> bytes:
     """What the store keeps instead of a token secret."""
     return hashlib.sha256(secret.encode()).digest()
@@ -253,11 +270,13 @@ class Store:
         self.commits = 0
         self._lock_fd: int | None = None
         self._in_tx = False
+        self.failed: StoreFailed | None = None
+        self._busy_until = float("-inf")
         fresh = self.path == ":memory:" or not os.path.exists(self.path) or os.path.getsize(self.path) == 0
         if not fresh:
             _check_header(self.path)
         try:
-            self.conn = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False, timeout=10)
+            self.conn = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False, timeout=BUSY_WAIT)
         except sqlite3.Error as exc:
             raise StoreError(f"cannot open the database {self.path}: {exc}") from None
         try:
@@ -373,33 +392,88 @@ class Store:
 
     # ------------------------------------------------------------ transactions
 
-    def _write(self, sql: str, params: Sequence[Any] = ()) -> sqlite3.Cursor:
-        if not self._in_tx:
+    def begin(self) -> None:
+        """Take the write lock before changing anything (a no-op inside a transaction).
+
+        Raises :class:`StoreBusy` if another program holds it for longer than
+        :data:`BUSY_WAIT` (no wait at all within :data:`BUSY_BACKOFF` of the
+        last time), so a busy database never stalls the server for long.
+        """
+        if self._in_tx:
+            return
+        if self.failed is not None:
+            raise self.failed
+        quick = time.monotonic() < self._busy_until
+        try:
+            if quick:
+                self.conn.execute("PRAGMA busy_timeout = 0")
             self.conn.execute("BEGIN IMMEDIATE")
-            self._in_tx = True
-        return self.conn.execute(sql, params)
+        except sqlite3.OperationalError as exc:
+            if exc.sqlite_errorcode not in (sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED):
+                raise self._fail(exc) from None
+            self._busy_until = time.monotonic() + BUSY_BACKOFF
+            raise StoreBusy(f"{self.path} is locked by another program ({exc})") from None
+        except sqlite3.Error as exc:
+            raise self._fail(exc) from None
+        finally:
+            if quick:
+                self.conn.execute(f"PRAGMA busy_timeout = {int(BUSY_WAIT * 1000)}")
+        self._in_tx = True
+
+    def _fail(self, exc: BaseException) -> StoreFailed:
+        """Roll back and refuse from now on: what this transaction held is lost, never half-written."""
+        if self.failed is None:
+            self.failed = StoreFailed(f"cannot write {self.path} ({exc})")
+            try:
+                if self.conn.in_transaction:
+                    self.conn.execute("ROLLBACK")
+            except sqlite3.Error:
+                pass
+            self._in_tx = False
+        return self.failed
+
+    def _write(self, sql: str, params: Sequence[Any] = ()) -> sqlite3.Cursor:
+        """A write in the open transaction; memory may already hold it, so any failure is final."""
+        try:
+            self.begin()
+            return self.conn.execute(sql, params)
+        except StoreBusy as exc:
+            raise self._fail(exc) from None
+        except sqlite3.Error as exc:
+            raise self._fail(exc) from None
 
     def _write_many(self, sql: str, rows: Iterable[Sequence[Any]]) -> None:
-        if not self._in_tx:
-            self.conn.execute("BEGIN IMMEDIATE")
-            self._in_tx = True
-        self.conn.executemany(sql, rows)
+        try:
+            self.begin()
+            self.conn.executemany(sql, rows)
+        except StoreBusy as exc:
+            raise self._fail(exc) from None
+        except sqlite3.Error as exc:
+            raise self._fail(exc) from None
 
     @property
     def pending(self) -> bool:
-        return self._in_tx
+        """Something to commit (or a failure the commit must report)."""
+        return self._in_tx or self.failed is not None
 
     def commit(self) -> None:
         """Make every write since the last commit durable (returns after the fsync)."""
+        if self.failed is not None:
+            raise self.failed
         if self._in_tx:
-            self.conn.execute("COMMIT")
+            try:
+                self.conn.execute("COMMIT")
+            except sqlite3.Error as exc:
+                raise self._fail(exc) from None
             self._in_tx = False
             self.commits += 1
 
     def close(self) -> None:
+        """Commit and close; after a failure, close without committing anything more."""
         if self.conn is not None:
             try:
-                self.commit()
+                if self.failed is None:
+                    self.commit()
                 self.conn.close()
             finally:
                 self.conn = None  # type: ignore[assignment]

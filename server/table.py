@@ -42,7 +42,7 @@ from protocol import messages as m
 
 from .errors import RequestError
 from .history import public_round
-from .store import SeatRow, Store, StoreError, TableRow
+from .store import SeatRow, Store, StoreError, StoreFailed, TableRow
 from .text import CHAT_MAX, clean_text
 
 log = logging.getLogger(__name__)
@@ -51,6 +51,7 @@ BOT_NAMES = ["Ada (bot)", "Bert (bot)", "Cleo (bot)", "Dot (bot)", "Eli (bot)"]
 CHAT_KEEP = 50
 MAX_EVENTS = 200  # per event message (the protocol's limit)
 HISTORY_KEEP = 100
+BUSY_RETRY = 0.25  # s: a timer step that found the database busy runs again after this
 DEADLINE_SLACK = 0.001  # s: a deadline timer this close to the deadline counts it as reached
 
 
@@ -66,6 +67,7 @@ class Hub(Protocol):
     def balance(self, player_id: str) -> int: ...
     def move_chips(self, table: "Table", kind: str, moves: list[tuple[int, str | None, int]]) -> None: ...
     def touched(self, table: "Table") -> None: ...
+    def reserve(self) -> bool: ...
     def table_dirty(self, table: "Table") -> None: ...
 
 
@@ -749,11 +751,20 @@ class Table:
     def close(self) -> None:
         self._cancel_all()
 
-    def _guarded(self, step: Callable[[], None]) -> None:
-        """Run a timer step as one durable unit; a bug here must not kill the loop or other tables."""
+    def _guarded(self, step: Callable[[], None], timer: str, again: Callable[[], None]) -> None:
+        """Run a timer step as one durable unit; a bug here must not kill the loop or other tables.
+
+        If the database is busy nothing is done: the step's timer (the
+        attribute named ``timer``) runs ``again`` shortly.
+        """
         with self.hub.atomic():
+            if not self.hub.reserve():
+                setattr(self, timer, self._loop.call_later(BUSY_RETRY, again))
+                return
             try:
                 step()
+            except StoreFailed:
+                raise  # memory may be ahead of the disk: the unit's commit reports it (and the server stops)
             except Exception:  # pragma: no cover - a bug, logged with its traceback
                 log.exception("table %s: timer step failed", self.table_id)
             self.broadcast()
@@ -768,7 +779,7 @@ class Table:
             self._decision = None
             self._apply(None, StartRound())
 
-        self._guarded(step)
+        self._guarded(step, "_round_handle", self._next_round)
 
     def _play_automatic(self) -> None:
         self._bot_handle = None
@@ -791,7 +802,7 @@ class Table:
             for seat, _ in ready:
                 self._auto_due.pop(seat, None)
 
-        self._guarded(step)
+        self._guarded(step, "_bot_handle", self._play_automatic)
 
     def _on_deadline(self) -> None:
         self._deadline_handle = None
@@ -811,7 +822,7 @@ class Table:
                     self._after_records([Record("timeout", seat)])
                     self._auto_play(seat)
 
-        self._guarded(step)
+        self._guarded(step, "_deadline_handle", self._on_deadline)
 
     def _auto_play(self, seat: int) -> None:
         """Play ``seat``'s whole pending decision the safe way (a timeout or sitting out)."""
