@@ -129,6 +129,10 @@ async def serve(args: argparse.Namespace, store: Store | None = None) -> int:
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGINT, signal.SIGTERM):  # first: a signal during the restore stops cleanly after it
         loop.add_signal_handler(sig, stop.set)
+    if _stop_requested:  # a signal came before the event loop took over
+        if store is not None:
+            store.close()
+        return 0
     lobby_config, net_config = config_from(args, store)
     try:
         lobby = Lobby(lobby_config, f"dab-server {__version__}")
@@ -178,28 +182,30 @@ def export(argv: list[str]) -> int:
     return 0
 
 
+_stop_requested: list[int] = []  # signals received before the event loop handles them
+
+
+def _note_stop(signum: int, frame: object) -> None:
+    _stop_requested.append(signum)
+
+
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     if argv[:1] == ["export"]:
         return export(argv[1:])
     args = build_parser().parse_args(argv)
-    # Until the event loop takes over, SIGTERM is an interrupt like Ctrl-C: a clean exit 0 at any moment.
-    signal.signal(signal.SIGTERM, signal.default_int_handler)
+    for sig in (signal.SIGINT, signal.SIGTERM):  # until the event loop takes over: noted, then a clean exit 0
+        signal.signal(sig, _note_stop)
     logging.basicConfig(level=args.log_level, stream=sys.stderr, format="%(asctime)s %(levelname)s %(message)s")
     store = None
-    try:
-        if not args.memory:
-            try:
-                store = Store.open_dir(data_dir(args))
-            except StoreError as exc:
-                log.error("%s", exc)
-                return 2
-            log.info("database: %s", store.path)
-        return asyncio.run(serve(args, store))
-    except KeyboardInterrupt:  # before the event loop handled signals: nothing was served yet
-        if store is not None and store.conn is not None:
-            store.close()
-        return 0
+    if not args.memory:
+        try:
+            store = Store.open_dir(data_dir(args))
+        except StoreError as exc:
+            log.error("%s", exc)
+            return 2
+        log.info("database: %s", store.path)
+    return asyncio.run(serve(args, store))
 
 
 if __name__ == "__main__":
