@@ -35,12 +35,12 @@ class DeckBar(Widget):
 
 class CutScreen(ModalScreen[dict[str, Any] | None]):
     BINDINGS = [
-        Binding("left", "move(-1)", "-1", key_display="←"),
-        Binding("right", "move(1)", "+1", key_display="→"),
-        Binding("down", "move(-5)", "-5", key_display="↓"),
-        Binding("up", "move(5)", "+5", key_display="↑"),
-        Binding("enter", "cut", "Cut here", key_display="⏎"),
-        Binding("r", "random", "Random cut"),
+        Binding("left", "move(-1)", "-1", key_display="←", tooltip="lift one card fewer / more"),
+        Binding("right", "move(1)", "+1", key_display="→", tooltip="lift one card fewer / more"),
+        Binding("down", "move(-5)", "-5", key_display="↓", tooltip="lift five cards fewer / more"),
+        Binding("up", "move(5)", "+5", key_display="↑", tooltip="lift five cards fewer / more"),
+        Binding("enter", "cut", "Cut here", key_display="⏎", tooltip="cut the deck there"),
+        Binding("r", "random", "Random cut", tooltip="cut at random"),
     ]
 
     def __init__(self, low: int = 4, high: int = DECK - 4) -> None:

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import importlib
 import re
+from dataclasses import replace
+from typing import Callable
 
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -74,23 +77,22 @@ A player who cannot pay the ante is out. The game ends when the host ends it
 (or fewer than two can pay); a pot still on the table is paid back to who put
 it in. Most chips wins.
 
-## Keys at the table
-
-| Key | |
-|-----|--|
-| `s` / `d` | take from the stock / the pile |
-| `1`-`8`, arrows, Enter | pick the card to throw, throw it |
-| `r` / `u` | sort your cards by rank / by suit |
-| `h` | hand helper: the best split and its chance to win both |
-| `c` | chat (Escape back to the cards) |
-| `v` | the last showdown again |
-| `l` | leave the table |
-| `F1` or `?` | this page; `ctrl+q` quits |
-
 House rules a table may turn on: **seven turns**; **early call** (`e`: drawing
 ends with this orbit); **no take-back** (a card taken from the pile cannot be
 thrown the same turn; `k` skips the turn instead).
 """
+
+# Where each screen's keys work, in the order a game meets them; the table of
+# keys is generated from these bindings, so it cannot miss one.
+KEY_SECTIONS: tuple[tuple[str, str], ...] = (
+    ("In the lobby", "client.screens.lobby:LobbyScreen"),
+    ("At the table", "client.screens.table:TableScreen"),
+    ("Cutting the deck", "client.screens.cut:CutScreen"),
+    ("Arranging the showdown", "client.screens.showdown:ShowdownScreen"),
+    ("The showdown's result", "client.screens.showdown:RevealScreen"),
+    ("Chatting", "client.screens.table:ChatInput"),
+    ("Anywhere", "client.app:DabApp"),
+)
 
 _CARD = re.compile(r"\b(10|[2-9AJQK])([SHDC])\b")
 
@@ -102,15 +104,48 @@ def rules_markdown(display: Display) -> str:
     return _CARD.sub(lambda m: m.group(1) + GLYPHS[m.group(2)], RULES)
 
 
+def _key_list(keys: list[str]) -> str:
+    """``1`` ... ``8`` as ``1-8``; other keys side by side."""
+    if len(keys) > 2 and all(k.isdigit() for k in keys):
+        return f"`{keys[0]}`-`{keys[-1]}`"
+    return " ".join(f"`{k}`" for k in keys)
+
+
+def keys_markdown(key_display: Callable[[Binding], str]) -> str:
+    """One table per screen, one row per thing a key does (keys doing the same share a row)."""
+    parts = ["## Keys", "", "Only the keys possible at a moment are shown in the footer, and only they act."]
+    for title, where in KEY_SECTIONS:
+        module, name = where.split(":")
+        bindings = [b for b in getattr(importlib.import_module(module), name).BINDINGS if isinstance(b, Binding)]
+        rows: dict[str, list[str]] = {}
+        for binding in bindings:
+            text = binding.tooltip or binding.description
+            shown = key_display(replace(binding, key_display=None))  # each key alone, not a footer's "←→"
+            if shown not in rows.setdefault(text, []):
+                rows[text].append(shown)
+        parts += ["", f"### {title}", "", "| Key | |", "|-----|--|"]
+        parts += [f"| {_key_list(keys)} | {text} |" for text, keys in rows.items()]
+    return "\n".join(parts) + "\n"
+
+
 class HelpScreen(Screen[None]):
     BINDINGS = [Binding("escape", "close", "Close"), Binding("f1", "close", "Close", show=False),
-                Binding("question_mark", "close", "Close", show=False)]
+                Binding("question_mark", "close", "Close", show=False),
+                Binding("pagedown", "page(1)", "Scroll", key_display="PgUp/PgDn"),
+                Binding("pageup", "page(-1)", "Scroll", show=False)]
 
     def compose(self) -> ComposeResult:
         yield TooSmall()
+        display = getattr(self.app, "display_options", Display())
+        arrows = "up/down" if display.ascii else "↑ ↓"
         with VerticalScroll(id="rules-scroll"):
-            yield Markdown(rules_markdown(getattr(self.app, "display_options", Display())), id="rules")
+            yield Markdown(f"*This page scrolls: {arrows}, PgUp/PgDn, Home/End. Escape closes it.*\n\n"
+                           + rules_markdown(display) + "\n" + keys_markdown(self.app.get_key_display), id="rules")
         yield Footer(compact=True)
+
+    def action_page(self, direction: int) -> None:
+        scroll = self.query_one("#rules-scroll", VerticalScroll)
+        (scroll.scroll_page_down if direction > 0 else scroll.scroll_page_up)()
 
     def on_mount(self) -> None:
         self.query_one("#rules-scroll").focus()

@@ -54,11 +54,13 @@ def stakes_label(settings: dict[str, Any]) -> str:
 class LobbyScreen(Screen[None]):
     AUTO_FOCUS = "#tables"
     BINDINGS = [
-        Binding("n", "create", "New table"),
-        Binding("j", "join", "Join"),
-        Binding("w", "watch", "Watch"),
-        Binding("q", "quick_join", "Quick join"),
-        Binding("r", "refresh", "Refresh"),
+        Binding("n", "create", "New table", tooltip="create a table: stakes, seats, house rules, a private code"),
+        Binding("j", "join", "Join", tooltip="join the selected table (Enter too)"),
+        Binding("w", "watch", "Watch", tooltip="watch the selected table"),
+        Binding("p", "quick_join", "Play now", tooltip="play now: join the first open table, or create one"),
+        Binding("q", "quick_join", "Play now", show=False,
+                tooltip="play now: join the first open table, or create one"),
+        Binding("r", "refresh", "Refresh", tooltip="fetch the table list and your chips again"),
     ]
 
     tables: var[list[dict[str, Any]]] = var(list, always_update=True, init=False)
@@ -125,7 +127,7 @@ class LobbyScreen(Screen[None]):
             note.update(Content.styled(f"{enter}/j join, w watch. Rules: 7T seven turns, EC early call, NTB no take-back",
                                        "dim"))
         else:
-            note.update(Content.styled("No tables yet: press n to create one, or q to quick-join.", "dim"))
+            note.update(Content.styled("No tables yet: press n to create one, or p to play now.", "dim"))
 
     @property
     def _ascii(self) -> bool:

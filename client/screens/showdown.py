@@ -77,14 +77,15 @@ class SplitView(Widget):
 class ShowdownScreen(Screen[dict[str, Any] | None]):
     AUTO_FOCUS = None
     BINDINGS = [
-        Binding("left", "move(-1)", "Move", key_display="←→"),
-        Binding("right", "move(1)", "Move", show=False),
-        Binding("up", "row", "Row", show=False),
-        Binding("down", "row", "Row", show=False),
-        Binding("space", "pick", "Pick/swap", key_display="space"),
-        *[Binding(str(n), f"jump({n})", f"Card {n}", show=False) for n in range(1, 8)],
-        Binding("b", "best", "Best split"),
-        Binding("enter", "confirm", "Confirm", key_display="⏎"),
+        Binding("left", "move(-1)", "Move", key_display="←→", tooltip="move along the cards"),
+        Binding("right", "move(1)", "Move", show=False, tooltip="move along the cards"),
+        Binding("up", "row", "Row", show=False, tooltip="move to the other hand"),
+        Binding("down", "row", "Row", show=False, tooltip="move to the other hand"),
+        Binding("space", "pick", "Pick/swap", key_display="space",
+                tooltip="pick a card; on another card, swap the two"),
+        *[Binding(str(n), f"jump({n})", f"Card {n}", show=False, tooltip="go to that card") for n in range(1, 8)],
+        Binding("b", "best", "Best split", tooltip="back to the best split"),
+        Binding("enter", "confirm", "Confirm", key_display="⏎", tooltip="confirm your split"),
     ]
 
     def __init__(self, hand: Sequence[str], opponents: int) -> None:

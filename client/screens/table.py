@@ -30,12 +30,14 @@ from ..widgets.table import (DiscardHistory, HandHelper, HandView, PilePanel, Pr
 
 MAX_SEATS = 5
 RUNNING = ("cut", "play", "showdown", "waiting")
+SIT_OUT = "sit out (your seat is played for, and not dealt in); again: I'm back"
 
 
 class ChatInput(Input):
     """One line to chat; Enter sends, Escape (not a game action) goes back to the cards."""
 
-    BINDINGS = [Binding("escape", "leave_chat", "Back to cards", show=True)]
+    BINDINGS = [Binding("escape", "leave_chat", "Back to cards", show=True,
+                        tooltip="back to the cards (Enter sends the line)")]
 
     def action_leave_chat(self) -> None:
         self.value = ""
@@ -65,9 +67,8 @@ class TableScreen(Screen[None]):
         Binding("c", "chat", "Chat", tooltip="chat to the table (Escape goes back to the cards)"),
         Binding("v", "last_showdown", "Last showdown", show=False, tooltip="the last showdown again"),
         Binding("m", "menu", "Menu", tooltip="the table menu: sit out, end the game, leave, quit"),
-        Binding("a", "sit_out", "Sit out", show=False,
-                tooltip="sit out: played for now, not dealt in from the next round"),
-        Binding("a", "come_back", "I'm back", tooltip="back from sitting out: dealt in from the next round"),
+        Binding("a", "sit_out", "Sit out", show=False, tooltip=SIT_OUT),
+        Binding("a", "come_back", "I'm back", tooltip=SIT_OUT),
         Binding("E", "end_game", "End game", show=False, tooltip="host: end the game for everyone (asks first)"),
         Binding("l", "leave", "Leave", show=False, tooltip="leave the table (during a game your seat is kept)"),
     ]

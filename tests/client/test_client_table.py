@@ -213,3 +213,27 @@ async def test_sit_out_and_come_back_with_a_visible_key(make_app, connect):
             await pilot.press("a")
             await wait_for(pilot, lambda: not screen.away, what="back in")
             assert ("SitOut", {"away": True}) in app.requests_sent and ("SitOut", {"away": False}) in app.requests_sent
+
+
+async def test_the_help_lists_every_key_of_every_screen(make_app):
+    from textual.binding import Binding
+
+    from client.screens.help import KEY_SECTIONS
+
+    app = make_app("Ann")
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.press("f1")
+        await wait_for(pilot, lambda: screen_name(app) == "HelpScreen")
+        assert "This page scrolls" in screen_text(app)  # says so where it opens
+        source = app.screen.query_one("#rules").source  # type: ignore[attr-defined]
+        import importlib
+
+        for _, where in KEY_SECTIONS:
+            module, name = where.split(":")
+            for binding in getattr(importlib.import_module(module), name).BINDINGS:
+                assert isinstance(binding, Binding) and (binding.tooltip or binding.description) in source
+        for needed in ("host: end the game", "back to the best split", "lift five cards", "skip your turn",
+                       "call the end", "fill an empty seat with a bot", "sit out"):
+            assert needed in source
+        await pilot.press("pagedown")
+        await wait_for(pilot, lambda: app.screen.query_one("#rules-scroll").scroll_y > 0, what="scrolled")
