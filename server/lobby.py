@@ -54,6 +54,8 @@ log = logging.getLogger(__name__)
 MAX_TABLES = 500
 BUSY_LOG_INTERVAL = 10.0  # s: at most one log line per this while the database stays busy
 BUSY_MESSAGE = "the server's database is busy (another program holds its lock); nothing was done, try again"
+MAX_HELD_SEATS = 3  # running games one player may have left (their seat held) before creating or joining more
+LIST_BYTES = 56 * 1024  # a table list (push or list_tables result) stays well inside the 64 KiB frame limit
 TABLES_PUSH_INTERVAL = 0.5  # seconds between lobby list pushes (PROTOCOL.md: about two a second)
 
 
@@ -84,6 +86,8 @@ class LobbyConfig:
     store: Store | None = None  # None: keep nothing (tests, benchmarks); chips and tables die with the process
     starting_balance: int = 10_000  # chips granted to a new player
     restore_grace: float = 120.0  # after a restart: how long seats at tables not playing wait for their players
+    empty_grace: float = 30.0  # a table with no human seated and nobody watching is closed after this
+    absent_grace: float = 600.0  # a table whose seated humans are all disconnected is closed after this
     on_fatal: Callable[[BaseException], None] = fatal_exit
     group_commit: bool = True  # one fsync per event-loop iteration instead of one per request
 
@@ -109,11 +113,20 @@ class Lobby:
         self._closing = False
         self._reaper: asyncio.TimerHandle | None = None
         self._busy_logged_at = float("-inf")
+        if config.seed is not None:
+            log.warning("*** a fixed shuffle seed is set (--seed): every deal can be predicted by whoever knows "
+                        "it. This is NOT A FAIR GAME: use it for tests and replays only. ***")
         if self.store is not None:
             try:
                 self._restore()
             except sqlite3.DatabaseError as exc:
                 raise StoreError(f"{self.store.path} cannot be read ({exc}); restore it from a backup") from None
+        self._sweeper = asyncio.get_running_loop().call_later(self._sweep_period(), self._sweep)
+
+    @property
+    def fixed_seed(self) -> bool:
+        """Deals come from the operator's fixed seed: predictable, so not fair (shown in every view)."""
+        return self.config.seed is not None
 
     # ------------------------------------------------------------ durability
 
@@ -266,6 +279,45 @@ class Lobby:
                 log.warning("%s: requests get 'busy' until it is free", exc)
             return False
         return True
+    def _sweep_period(self) -> float:
+        return max(0.05, min(5.0, self.config.empty_grace / 4, self.config.absent_grace / 4))
+
+    def _sweep(self) -> None:
+        """Close tables nobody attends: bot-only games would otherwise run for ever,
+        one chip of the host's each, and fill the lobby (live and after a restore)."""
+        loop = asyncio.get_running_loop()
+        self._sweeper = loop.call_later(self._sweep_period(), self._sweep)
+        now = loop.time()
+        due = []
+        for table in self.tables.values():
+            if table.attended():
+                table.unattended_since = None
+            elif table.unattended_since is None:
+                table.unattended_since = now
+            elif now - table.unattended_since >= (
+                    self.config.empty_grace if table.is_empty() else self.config.absent_grace):
+                due.append(table)
+        if due:
+            with self.atomic():
+                if not self.reserve():
+                    return  # the database is busy: the next sweep tries again
+                for table in due:
+                    self._close_unattended(table)
+
+    def _close_unattended(self, table: Table) -> None:
+        log.info("table %s: nobody has been at it for a while (%s); closing it",
+                 table.table_id, "no human seated" if table.is_empty() else "its players are away")
+        if table.state == "playing":
+            table.finish()  # the pot is paid back and every stack returns to its owner's balance
+        for info in table.seats.values():
+            player = self.players.get(info.player_id) if info.player_id else None
+            if player is not None and player.table_id == table.table_id:
+                player.table_id = None
+        table.close()
+        self.tables.pop(table.table_id, None)
+        if self.store is not None:
+            self.store.set_table_state(table.table_id, "closed")
+        self.tables_changed()
 
     def balance(self, player_id: str) -> int:
         return self.players[player_id].balance
@@ -332,7 +384,18 @@ class Lobby:
                 self.players[player_id].rounds.append(public)
 
     def summaries(self) -> tuple[m.TableSummary, ...]:
-        return tuple(t.summary() for t in self.tables.values())
+        """The lobby list: waiting tables first, then playing, then finished, as
+        many as fit in one frame (``LIST_BYTES``)."""
+        order = {"waiting": 0, "playing": 1, "finished": 2}
+        kept: list[m.TableSummary] = []
+        size = 0
+        for table in sorted(self.tables.values(), key=lambda t: order[t.state]):
+            summary = table.summary()
+            size += len(m.encode(m.Tables(tables=(summary,))))
+            if size > LIST_BYTES:
+                break
+            kept.append(summary)
+        return tuple(kept)
 
     # ------------------------------------------------------------ sessions
 
@@ -508,7 +571,16 @@ class Lobby:
 
     def _list_tables(self, player: PlayerRecord, msg: m.ListTables) -> dict[str, Any]:
         defaults = {"ante": self.config.default_ante, "stack": self.config.default_stack}
-        return {"tables": [s.to_wire() for s in self.summaries()], "defaults": defaults, "balance": player.balance}
+        return {"tables": [s.to_wire() for s in self.summaries()], "total": len(self.tables), "defaults": defaults,
+                "balance": player.balance}
+
+    def _check_held_seats(self, player: PlayerRecord) -> None:
+        """A player may leave only so many running games behind (each holds their seat)."""
+        held = [t.table_id for t in self.tables.values()
+                if t.table_id != player.table_id and t.seat_of(player.player_id) is not None]
+        if len(held) >= MAX_HELD_SEATS:
+            raise RequestError("too_many_tables", f"you still hold seats at {', '.join(held)}; go back to one of "
+                               "them, or wait for its game to end, before sitting at another table")
 
     def _can_sit(self, player: PlayerRecord, settings: m.TableSettings) -> None:
         if player.balance < settings.ante:
@@ -522,6 +594,7 @@ class Lobby:
         if msg.settings.stack < msg.settings.ante:
             raise RequestError("bad_settings", "the starting stack must be at least the ante")
         self._can_sit(player, msg.settings)
+        self._check_held_seats(player)
         self._leave_current(player)
         name = clean_table_name(msg.name) or f"{player.name}'s table"
         if self.store is not None:
@@ -548,6 +621,7 @@ class Lobby:
         table = self._find(msg.table_id, msg.private_code)
         if table.seat_of(player.player_id) is None:
             self._can_sit(player, table.settings)
+            self._check_held_seats(player)
         if player.table_id != table.table_id:
             self._leave_current(player)
         seat = table.join(player.player_id, player.name, msg.seat)
@@ -622,6 +696,7 @@ class Lobby:
         self._closing = True
         if self._reaper is not None:
             self._reaper.cancel()
+        self._sweeper.cancel()
         for table in self.tables.values():
             table.close()
         if self.store is not None:

@@ -52,6 +52,7 @@ CHAT_KEEP = 50
 MAX_EVENTS = 200  # per event message (the protocol's limit)
 HISTORY_KEEP = 100
 BUSY_RETRY = 0.25  # s: a timer step that found the database busy runs again after this
+CHIP_HISTORY_ROWS = 120  # rows of chip history a view carries, however long the game (PROTOCOL.md §5.3)
 DEADLINE_SLACK = 0.001  # s: a deadline timer this close to the deadline counts it as reached
 
 
@@ -69,6 +70,8 @@ class Hub(Protocol):
     def touched(self, table: "Table") -> None: ...
     def reserve(self) -> bool: ...
     def table_dirty(self, table: "Table") -> None: ...
+    @property
+    def fixed_seed(self) -> bool: ...
 
 
 @dataclass
@@ -133,6 +136,7 @@ class Table:
         self._absent_not_before = float("-inf")  # after a restore: players get the whole turn to come back
         self._round_handle: asyncio.TimerHandle | None = None
         self._round_first_seq = 0  # index in the action log of this round's start_round
+        self.unattended_since: float | None = None  # when the lobby's sweep last found nobody here
         self._loop = asyncio.get_running_loop()
 
     @classmethod
@@ -314,7 +318,14 @@ class Table:
         self.broadcast()
 
     def is_empty(self) -> bool:
+        """No human seated (bots and seats left mid-game only) and nobody watching."""
         return not self.spectators and all(i.bot or i.left for i in self.seats.values())
+
+    def attended(self) -> bool:
+        """Someone is here: a spectator, or a seated human who is connected."""
+        return bool(self.spectators) or any(
+            i.player_id is not None and not i.left and self.hub.is_connected(i.player_id) for i in self.seats.values()
+        )
 
     def add_bot(self, player_id: str) -> int:
         self._require_host(player_id)
@@ -396,6 +407,10 @@ class Table:
         self._require_host(player_id)
         if self.game is None or self.game.phase == OVER:
             raise RequestError("no_game", "there is no game running to end")
+        self.finish()
+
+    def finish(self) -> None:
+        """End the running game now, as the rules end it (the pot paid back, stacks cashed out)."""
         self._apply(None, EndGame())
         self.broadcast()
 
@@ -547,13 +562,13 @@ class Table:
         view["table"] = {
             "table_id": self.table_id, "name": self.name, "state": self.state,
             "host_seat": host, "seats": self.settings.seats, "spectators": len(self.spectators),
-            "private": self.private_code is not None,
+            "private": self.private_code is not None, "fixed_seed": self.hub.fixed_seed,
         }
         view["deadline_ms"] = (
             max(0, int((self.deadline_at - self._loop.time()) * 1000)) if self.deadline_at is not None else None
         )
         if self.state == "finished":
-            view["chip_history"] = [{str(k): v for k, v in row.items()} for row in self.chip_history]
+            view["chip_history"] = [{str(k): v for k, v in row.items()} for row in sample(self.chip_history)]
         return view
 
     def send_view(self, player_id: str) -> None:
@@ -833,6 +848,15 @@ class Table:
             seat in game.to_act() and game.round_no == round_no and game.phase == phase and game.turn_index == turn
         ):
             self._apply(seat, timeout_action(decision_view(game, seat)))
+
+
+def sample(rows: list[dict[int, int]], limit: int = CHIP_HISTORY_ROWS) -> list[dict[int, int]]:
+    """At most ``limit`` rows, evenly spaced, always the first and the last: a
+    chart of a 10,000-round game still fits in a view."""
+    if len(rows) <= limit:
+        return rows
+    step = (len(rows) - 1) / (limit - 1)
+    return [rows[round(i * step)] for i in range(limit)]
 
 
 def checkpoint_json(game: Game) -> str:
