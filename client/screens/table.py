@@ -207,7 +207,7 @@ class TableScreen(Screen[None]):
         settings = self.settings_for(view)
         parts: list[Content | str | tuple[str, str]] = [(" ", ""), Content.styled(table.get("name") or "Table", "bold")]
         if table.get("fixed_seed"):  # the operator fixed the shuffle: the deals are predictable
-            parts.append(("  NOT FAIR: fixed seed", "bold #ff5f5f"))
+            parts.append(("  UNFAIR: seeded", "bold #ff5f5f"))
         phase = view.get("phase")
         if phase == "lobby":
             if settings.get("ante"):

@@ -12,7 +12,7 @@ async def test_the_table_header_warns_of_a_fixed_seed(make_app, server):
         await pilot.press("q")  # quick join: creates a table on the test server, which has a fixed seed
         await wait_for(pilot, lambda: table_ready(app), what="table screen")
         header = await wait_for(pilot, lambda: screen_text(app).splitlines()[0], what="header")
-        assert "NOT FAIR: fixed seed" in header, header
+        assert "UNFAIR: seeded" in header, header
 
 
 async def test_no_warning_without_a_fixed_seed(make_app, server):

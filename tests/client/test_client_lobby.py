@@ -38,7 +38,8 @@ async def test_lobby_lists_tables_and_joins_watches_leaves(make_app, connect):
             await wait_for(pilot, lambda: screen_name(app) == "LobbyScreen")
 
 
-async def test_create_private_table_with_house_rules_and_join_by_code(make_app):
+async def test_create_private_table_with_house_rules_and_join_by_code(make_app, server):
+    server.lobby.config.seed = None  # no "UNFAIR: seeded" in the header: all 80 columns for the house rules
     ann, dave = make_app("Ann"), make_app("Dave")
     async with ann.run_test(size=(80, 24)) as pilot, dave.run_test(size=(80, 24)) as dave_pilot:
         await wait_for(pilot, lambda: ann.connection_state == "connected" and ann.lobby.is_mounted)
