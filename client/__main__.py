@@ -85,7 +85,7 @@ async def run(args: argparse.Namespace, config: ClientConfig) -> int:
     from .render import Display
     from .session import Session
 
-    name = (args.name or config.name or login_name()).strip()[:24] or "player"
+    name = (args.name or config.name or login_name()).strip()[:24].rstrip() or "player"  # no "Ann 's table"
     display = Display(ascii=args.ascii, four_colour=args.four_colour)
     hooks = bench_hooks()
     app_ref = hooks.pop("_app_ref", [])

@@ -28,16 +28,38 @@ def literal(text: str, style: str = "") -> Text:
     return Text(clean, style=style)
 
 
+HOUSE_RULES = (("turns", 7, "7 turns"), ("early_call", True, "early call"), ("no_take_back", True, "no take-back"))
+TABLE_NAME_MAX = 40  # the server's limit (server/text.py); longer names are cut there
+
+
 def rules_label(settings: dict[str, Any]) -> str:
-    """House rules in short: 7T seven turns, EC early call, NTB no take-back."""
-    rules = []
-    if settings.get("turns") == 7:
-        rules.append("7T")
-    if settings.get("early_call"):
-        rules.append("EC")
-    if settings.get("no_take_back"):
-        rules.append("NTB")
-    return " ".join(rules) or "standard"
+    """The house rules in words ("7 turns, early call"), or "standard rules"."""
+    return ", ".join(label for key, on, label in HOUSE_RULES if settings.get(key) == on) or "standard rules"
+
+
+def players_label(names: list[str], width: int, ellipsis: str = "…") -> str:
+    """Names that fit ``width``, then how many more there are ("Ann, Bob +3").
+
+    Only a first name too long on its own is shortened, with an ellipsis.
+    """
+    shown: list[str] = []
+    for i, name in enumerate(names):
+        rest = len(names) - i - 1
+        more = f" +{rest}" if rest else ""
+        if len(", ".join([*shown, name]) + more) <= width:
+            shown.append(name)
+            continue
+        if shown:
+            return ", ".join(shown) + f" +{rest + 1}"
+        room = width - len(more) - len(ellipsis)
+        shown.append(name[:room].rstrip() + ellipsis)
+    return ", ".join(shown)
+
+
+def default_table_name(player_name: str) -> str:
+    """ "Ann's table", the name shortened (not ending in a space) to fit the limit."""
+    suffix = "'s table"
+    return player_name.strip()[: TABLE_NAME_MAX - len(suffix)].rstrip() + suffix
 
 
 def stakes_label(settings: dict[str, Any]) -> str:
@@ -49,6 +71,9 @@ def stakes_label(settings: dict[str, Any]) -> str:
         return str(n)
 
     return f"{short(settings.get('ante', 10))}/{short(settings.get('stack', 1000))}"
+
+
+COLUMNS = (("Table", 17), ("Players", PLAYERS_WIDTH := 22), ("Seats", 5), ("Ante/stack", 10), ("State", 16))
 
 
 class LobbyScreen(Screen[None]):
@@ -76,8 +101,7 @@ class LobbyScreen(Screen[None]):
 
     def on_mount(self) -> None:
         table = self.query_one(DataTable)
-        for label, width in (("Table", 16), ("Players", 20), ("Seats", 5), ("Ante/stack", 10),
-                             ("Rules", 8), ("State", 8)):
+        for label, width in COLUMNS:
             table.add_column(label, width=width, key=label.lower())
         self._show_title()
         self._fill(self.tables)
@@ -107,27 +131,38 @@ class LobbyScreen(Screen[None]):
         selected = self.selected_id
         table.clear()
         for t in tables:
-            players = ", ".join(p["name"] for p in t.get("players", []))
             settings = t.get("settings", {})
             state = t.get("state", "")
-            name = literal(t.get("name", ""), "bold")
-            if t.get("private"):
-                name = Text.assemble(("(P) " if self._ascii else "🔒 ", "yellow"), name)
             table.add_row(
-                name, literal(players or "-"),
+                literal(t.get("name", ""), "bold"),
+                literal(players_label([p["name"] for p in t.get("players", [])], PLAYERS_WIDTH,
+                                      "..." if self._ascii else "…") or "-"),
                 f"{len(t.get('players', []))}/{t.get('seats', '?')}",
-                stakes_label(settings), rules_label(settings),
-                Text(state, style="green" if state == "waiting" else "dim"), key=t["table_id"],
+                stakes_label(settings),
+                Text.assemble((state, "green" if state == "waiting" else "dim"),
+                              (", private" if t.get("private") else "", "yellow")),
+                key=t["table_id"],
             )
         if selected is not None and selected in table.rows:
             table.move_cursor(row=table.get_row_index(selected))
+        self._show_note()
+
+    def _show_note(self) -> None:
+        """The selected table's house rules in words, and the keys to use it."""
         note = self.query_one("#lobby-note", Static)
-        if tables:
-            enter = "Enter" if self._ascii else "⏎"
-            note.update(Content.styled(f"{enter}/j join, w watch. Rules: 7T seven turns, EC early call, NTB no take-back",
-                                       "dim"))
-        else:
+        chosen = self._selected()
+        if chosen is None:
             note.update(Content.styled("No tables yet: press n to create one, or p to play now.", "dim"))
+            return
+        enter = "Enter" if self._ascii else "⏎"
+        code = "; private: asks for its code" if chosen.get("private") else ""
+        note.update(Content.assemble(Content.styled(chosen.get("name", ""), "bold"), ": ",
+                                     rules_label(chosen.get("settings", {})), code,
+                                     (f"\n{enter}/j join, w watch, p play now, n new table", "dim")))
+
+    @on(DataTable.RowHighlighted)
+    def _row_highlighted(self) -> None:
+        self._show_note()
 
     @property
     def _ascii(self) -> bool:
@@ -187,7 +222,7 @@ class LobbyScreen(Screen[None]):
                 self.post_message(SendRequest("Join", {"table_id": table["table_id"]}))
                 return
         name = getattr(self.app, "player_name", "")
-        self.post_message(SendRequest("CreateTable", {"name": f"{name}'s table"[:40]}))
+        self.post_message(SendRequest("CreateTable", {"name": default_table_name(name)}))
 
     def action_refresh(self) -> None:
         self.post_message(SendRequest("ListTables"))
@@ -205,6 +240,15 @@ class LobbyScreen(Screen[None]):
         self.app.push_screen(CreateTableScreen(getattr(self.app, "player_name", "")), callback=done)
 
 
+class OnOffBox(Checkbox):
+    """A checkbox that reads on or off without colour: ``[x]`` or ``[ ]`` (``▐X▌`` looks the same both ways)."""
+
+    @property
+    def _button(self) -> Content:
+        style = self.get_visual_style("toggle--button")
+        return Content.assemble("[", ("x" if self.value else " ", style), "]")
+
+
 class CreateTableScreen(ModalScreen[dict[str, Any] | None]):
     """Name, ante, stack, seats, the house rules and an optional private code."""
 
@@ -220,7 +264,8 @@ class CreateTableScreen(ModalScreen[dict[str, Any] | None]):
             yield Static(Content.styled("New table", "bold"))
             with Grid(id="create-grid"):
                 yield Label("Name")
-                yield Input(f"{self.player_name}'s table"[:40], id="name", max_length=40, compact=True)
+                yield Input(default_table_name(self.player_name), id="name", max_length=TABLE_NAME_MAX,
+                            compact=True)
                 yield Label("Ante")
                 yield Input("10", id="ante", type="integer", validators=[Integer(1, 1_000_000)], compact=True)
                 yield Label("Stack")
@@ -230,9 +275,9 @@ class CreateTableScreen(ModalScreen[dict[str, Any] | None]):
                 yield Input("5", id="seats", type="integer", validators=[Integer(2, 5)], compact=True)
                 yield Label("Private code")
                 yield Input(id="code", max_length=32, placeholder="(none: anyone may join)", compact=True)
-            yield Checkbox("Seven turns instead of six", id="seven", compact=True)
-            yield Checkbox("Early call (end drawing with this orbit)", id="early", compact=True)
-            yield Checkbox("No take-back (may skip instead)", id="ntb", compact=True)
+            yield OnOffBox("Seven turns instead of six", id="seven", compact=True)
+            yield OnOffBox("Early call (end drawing with this orbit)", id="early", compact=True)
+            yield OnOffBox("No take-back (may skip instead)", id="ntb", compact=True)
             yield Static(id="create-error", markup=False)
             with Horizontal(classes="buttons"):
                 yield Button("Create", id="ok", variant="primary", compact=True)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import contextlib
+
 from textual.widgets import Checkbox, Input
 
 from protocol import messages as m
@@ -16,7 +18,8 @@ async def test_lobby_lists_tables_and_joins_watches_leaves(make_app, connect):
         async with app.run_test(size=(80, 24)) as pilot:
             await wait_for(pilot, lambda: "Carl's [b]den[/b" in screen_text(app), what="table listed (literally)")
             text = screen_text(app)
-            assert "1/3" in text and "25/500" in text and "7T EC" in text and "waiting" in text
+            assert "1/3" in text and "25/500" in text and "waiting" in text
+            assert "Carl's [b]den[/b]: 7 turns, early call" in text  # the house rules in words
             await wait_for(pilot, lambda: "10,000 chips" in screen_text(app), what="the balance shown")
 
             await pilot.press("enter")  # join the selected table
@@ -106,3 +109,40 @@ async def test_ascii_mode_draws_the_lobby_and_a_game_in_ascii_only(make_app, con
             await wait_for(pilot, lambda: app.view["phase"] != "lobby" and "Ann" in screen_text(app), what="playing")
             table = screen_text(app)
             assert table.isascii(), sorted({c for c in table if not c.isascii()})
+
+
+async def test_lobby_rough_edges_rules_in_words_players_privacy_and_checkboxes(make_app, connect):
+    from client.screens.lobby import CreateTableScreen, OnOffBox
+
+    async with connect("Bartholomew-Fitzwilliam ") as carl:
+        await carl.request(m.CreateTable, name="club", private_code="sesame",
+                           settings=m.TableSettings(seats=5, no_take_back=True))
+        app = make_app("Ann")
+        async with contextlib.AsyncExitStack() as stack, app.run_test(size=(80, 24)) as pilot:
+            for name in ("Dora", "Evangeline", "Florence"):
+                other = await stack.enter_async_context(connect(name))
+                await other.request(m.Join, table_id=carl.view["table"]["table_id"], private_code="sesame")
+            text = await wait_for(pilot, lambda: "4/5" in screen_text(app) and screen_text(app), what="listed")
+            assert "private" in text and "🔒" not in text  # said in words, not an emoji
+            assert "no take-back" in text and "NTB" not in text
+            row = next(line for line in text.splitlines() if "club" in line)
+            assert "Bartholomew-Fitzwi… +3" in row  # the names that do not fit are counted
+            assert "p Play now" in text and " q " not in text.splitlines()[-1]  # not beside ^q Quit
+
+            await pilot.press("n")
+            await wait_for(pilot, lambda: screen_name(app) == "CreateTableScreen")
+            form = app.screen
+            assert isinstance(form, CreateTableScreen)
+            box = form.query_one("#seven", OnOffBox)
+            await pilot.pause()
+            assert "[ ] Seven turns" in screen_text(app)
+            box.value = True
+            await wait_for(pilot, lambda: "[x] Seven turns" in screen_text(app), what="ticked box reads on")
+
+
+def test_default_table_name_never_ends_the_name_with_a_space():
+    from client.screens.lobby import default_table_name
+
+    assert default_table_name("Ann") == "Ann's table"
+    long = default_table_name("Bartholomew-Fitzwilliam Smythe-Featherstonehaugh")
+    assert len(long) <= 40 and " 's" not in long and long.endswith("'s table")
