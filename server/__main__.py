@@ -165,6 +165,8 @@ def export(argv: list[str]) -> int:
     except StoreError as exc:
         print(f"dab-server export: error: {exc}", file=sys.stderr)
         return 2
+    for warning in store.warnings:
+        print(f"dab-server export: warning: {warning}", file=sys.stderr)
     try:
         history = store.export(args.table)
     except StoreError as exc:
@@ -205,6 +207,8 @@ def main(argv: list[str] | None = None) -> int:
             log.error("%s", exc)
             return 2
         log.info("database: %s", store.path)
+        for warning in store.warnings:
+            log.warning("%s", warning)
     return asyncio.run(serve(args, store))
 
 

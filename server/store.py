@@ -52,11 +52,15 @@ and that every replayed game matches its stored snapshot.
 
 from __future__ import annotations
 
+import contextlib
+import errno
 import hashlib
 import json
 import os
 import sqlite3
+import stat
 import time
+import urllib.parse
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Iterable, Iterator, Sequence
@@ -265,28 +269,35 @@ class Store:
     file.
     """
 
-    def __init__(self, path: str | os.PathLike[str], *, migrate: bool = True) -> None:
+    def __init__(
+        self, path: str | os.PathLike[str], *, migrate: bool = True, new: bool = False, immutable: bool = False,
+    ) -> None:
+        """Open the database file ``path`` (SQLite creates it if missing; ``new``: it is ours and empty).
+
+        ``immutable``: read a file that cannot be written (a read-only
+        directory), which must then have no write-ahead log to merge.
+        """
         self.path = str(path)
         self.commits = 0
+        self.warnings: list[str] = []  # what the operator should fix (said at start)
         self._lock_fd: int | None = None
         self._in_tx = False
         self.failed: StoreFailed | None = None
         self._busy_until = float("-inf")
-        fresh = self.path == ":memory:" or not os.path.exists(self.path) or os.path.getsize(self.path) == 0
-        if not fresh:
+        self.immutable = immutable
+        if self.path != ":memory:" and not new and os.path.exists(self.path):
             _check_header(self.path)
+        target = f"file:{urllib.parse.quote(self.path)}?immutable=1" if immutable else self.path
         try:
-            self.conn = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False, timeout=BUSY_WAIT)
+            self.conn = sqlite3.connect(target, isolation_level=None, check_same_thread=False, timeout=BUSY_WAIT,
+                                        uri=immutable)
         except sqlite3.Error as exc:
-            raise StoreError(f"cannot open the database {self.path}: {exc}") from None
+            raise _open_error(self.path, exc) from None
         try:
             self._open(migrate)
         except sqlite3.DatabaseError as exc:
             self.conn.close()
-            raise StoreError(
-                f"{self.path} is corrupt or not a Down and Back database ({exc}); "
-                "restore it from a backup or move it away to start afresh"
-            ) from None
+            raise _open_error(self.path, exc) from None
         except StoreError:
             self.conn.close()
             raise
@@ -295,27 +306,88 @@ class Store:
     def open_dir(
         cls, data_dir: str | os.PathLike[str], *, lock: bool = True, migrate: bool = True, create: bool = True,
     ) -> "Store":
-        """Open (or create) the database in ``data_dir``, holding its lock while open."""
+        """Open (or create) the database in ``data_dir``; with ``lock``, as the one server using it.
+
+        Every file is created 0600 (umask 077 while opening, then checked); a
+        database, lock, WAL or shared-memory file that is a symbolic link, not
+        a regular file, or not this user's own is refused, and so is a data
+        directory of another user (one open to other users gets a warning in
+        :attr:`warnings`). The lock is an OS lock on the database file itself:
+        no other path to it (a symlinked directory, a deleted lock file) lets a
+        second server in.
+        """
         directory = Path(data_dir).expanduser()
-        if not create and not (directory / DB_NAME).exists():
+        if not create and not os.path.lexists(directory / DB_NAME):
             raise StoreError(f"there is no Down and Back database in {directory} (no {DB_NAME})")
-        try:
-            directory.mkdir(parents=True, exist_ok=True, mode=0o700)
-        except OSError as exc:
-            raise StoreError(f"cannot create the data directory {directory}: {exc.strerror or exc}") from None
-        lock_fd = _lock(directory) if lock else None
-        try:
-            store = cls(directory / DB_NAME, migrate=migrate)
-        except BaseException:
-            if lock_fd is not None:
-                os.close(lock_fd)
-            raise
-        store._lock_fd = lock_fd
-        try:
-            os.chmod(store.path, 0o600)  # seeds of running games and secret hashes: not for other users
-        except OSError:
-            pass
+        with _private_files():
+            try:
+                directory.mkdir(parents=True, exist_ok=True, mode=0o700)
+            except OSError as exc:
+                raise StoreError(f"cannot create the data directory {directory}: {exc.strerror or exc}") from None
+            directory = directory.resolve()  # the directory may be a link; the files in it may not
+            warnings = _check_directory(directory)
+            path = directory / DB_NAME
+            writable = _writable(directory)
+            if lock and not writable:
+                raise StoreError(_read_only(directory))
+            if lock:
+                _own_file(directory / LOCK_NAME, private=False)  # before anything is created
+            if not os.path.lexists(path):
+                cls._create(path)
+            fd = _open_own(path)
+            try:
+                if lock:
+                    _hold(fd, path)
+                for name in _BESIDE:
+                    _own_file(directory / f"{DB_NAME}{name}", private=lock)
+                immutable = not writable
+                if immutable and _size(f"{path}-wal"):
+                    raise StoreError(
+                        f"{_read_only(directory)}; its write-ahead log {path}-wal holds commits not yet merged "
+                        "(a server runs there, or crashed): export where the server runs, or from a writable copy"
+                    )
+                store = cls(path, migrate=migrate, immutable=immutable)
+                try:
+                    if not os.path.samestat(os.lstat(path), os.fstat(fd)):
+                        raise StoreError(f"{path} was replaced while it was being opened; start again")
+                    if lock:
+                        for name in _BESIDE:  # and what SQLite made beside it, now that it exists
+                            _own_file(directory / f"{DB_NAME}{name}", private=True)
+                        _write_pid(directory / LOCK_NAME)
+                except BaseException:
+                    store.close()
+                    raise
+            except BaseException:
+                os.close(fd)
+                raise
+        if lock:
+            store._lock_fd = fd
+        else:
+            os.close(fd)
+        store.warnings = warnings
         return store
+
+    @classmethod
+    def _create(cls, path: Path) -> None:
+        """A new, empty database: built under a temporary name and linked into place only if none
+        appeared meanwhile, so a crash while creating never leaves an empty or half-made file."""
+        temporary = path.with_name(f".{path.name}.{os.getpid()}.new")
+        for stale in ("", "-journal", "-wal", "-shm"):
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(f"{temporary}{stale}")
+        try:
+            os.close(os.open(temporary, os.O_RDWR | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600))
+            cls(temporary, new=True).close()
+            try:
+                os.link(temporary, path)
+            except FileExistsError:
+                pass  # another server created it first: that one is used
+            _fsync_directory(path.parent)
+        except OSError as exc:
+            raise StoreError(f"cannot create the database {path}: {exc.strerror or exc}") from None
+        finally:
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(temporary)
 
     # ------------------------------------------------------------ opening
 
@@ -348,6 +420,11 @@ class Store:
                     f"{self.path} is corrupt (PRAGMA quick_check: {'; '.join(map(str, check[:3]))}); "
                     "restore it from a backup"
                 )
+        if self.immutable:
+            if version < latest:
+                raise StoreError(f"{self.path} has database schema version {version} and cannot be upgraded "
+                                 "where it is (read-only)")
+            return
         mode = conn.execute("PRAGMA journal_mode = WAL").fetchone()[0]
         if self.path != ":memory:" and str(mode).lower() != "wal":
             raise StoreError(f"cannot switch {self.path} to WAL mode (got {mode!r})")
@@ -363,6 +440,10 @@ class Store:
     def _migrate(self, version: int) -> None:
         if version and self.path != ":memory:":
             backup = f"{self.path}.v{version}.bak"
+            try:  # created 0600, never through a link
+                os.close(os.open(backup, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW, 0o600))
+            except OSError as exc:
+                raise StoreError(f"cannot write the backup {backup} before upgrading: {exc.strerror or exc}") from None
             target = sqlite3.connect(backup)
             try:
                 self.conn.backup(target)
@@ -733,6 +814,11 @@ def _check_header(path: str) -> None:
             header = f.read(len(_SQLITE_MAGIC))
     except OSError as exc:
         raise StoreError(f"cannot read {path}: {exc.strerror or exc}") from None
+    if not header:
+        raise StoreError(
+            f"{path} is empty (0 bytes): it is damaged, not a new database (only a missing file is new); "
+            "restore it from a backup, or move it away with its -wal file to start afresh"
+        )
     if header != _SQLITE_MAGIC:
         raise StoreError(
             f"{path} is not an SQLite database (it may be corrupt); "
@@ -740,23 +826,164 @@ def _check_header(path: str) -> None:
         )
 
 
-def _lock(directory: Path) -> int | None:
-    """Hold an exclusive lock on the data directory: two servers must never share one."""
-    path = directory / LOCK_NAME
+def _open_error(path: str, exc: sqlite3.Error) -> StoreError:
+    """What SQLite's refusal to open ``path`` means, said truthfully."""
+    code = getattr(exc, "sqlite_errorcode", None) or 0
+    directory = os.path.dirname(path) or "."
+    if code & 0xFF in (sqlite3.SQLITE_READONLY, sqlite3.SQLITE_CANTOPEN, sqlite3.SQLITE_PERM) and not (
+        _writable(directory) and (not os.path.exists(path) or os.access(path, os.R_OK | os.W_OK))
+    ):
+        return StoreError(f"{_read_only(directory)} (SQLite: {exc})")
+    if code & 0xFF in (sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED):
+        return StoreError(f"{path} is locked by another program ({exc}); stop it, or try again")
+    if code & 0xFF in (sqlite3.SQLITE_IOERR, sqlite3.SQLITE_FULL, sqlite3.SQLITE_CANTOPEN):
+        return StoreError(f"cannot open the database {path}: {exc}")
+    return StoreError(
+        f"{path} is corrupt or not a Down and Back database ({exc}); "
+        "restore it from a backup or move it away to start afresh"
+    )
+
+
+_BESIDE = ("", "-wal", "-shm")  # the database and the files SQLite keeps beside it in WAL mode
+
+
+def _writable(directory: str | os.PathLike[str]) -> bool:
+    return os.access(directory, os.W_OK | os.X_OK)
+
+
+def _read_only(directory: str | os.PathLike[str]) -> str:
+    return (f"the data directory {directory} is read-only for this user (a read-only mount or permissions): "
+            "the database in it is not damaged, but it can only be used where it can be written")
+
+
+def _size(path: str) -> int:
     try:
-        fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
+        return os.stat(path).st_size
+    except FileNotFoundError:
+        return 0
+
+
+@contextlib.contextmanager
+def _private_files() -> Iterator[None]:
+    """Files created meanwhile are for this user only, from their creation (SQLite's included)."""
+    previous = os.umask(0o077)
+    try:
+        yield
+    finally:
+        os.umask(previous)
+
+
+def _check_directory(directory: Path) -> list[str]:
+    """Refuse a data directory of another user; warn about one other users may read or change."""
+    info = os.stat(directory)
+    if info.st_uid != os.geteuid():
+        raise StoreError(f"the data directory {directory} belongs to another user (uid {info.st_uid}); "
+                         "give --data-dir a directory of your own")
+    if info.st_mode & 0o022:
+        return [f"the data directory {directory} is writable by other users (mode {info.st_mode & 0o777:o}): "
+                f"they could delete or replace the database; run: chmod 700 {directory}"]
+    if info.st_mode & 0o055:
+        return [f"the data directory {directory} is open to other users (mode {info.st_mode & 0o777:o}): "
+                f"its files are private, but run: chmod 700 {directory}"]
+    return []
+
+
+def _not_ours(path: str | os.PathLike[str], info: os.stat_result) -> str | None:
+    """Why the server must not use ``path`` (None: a regular file of this user)."""
+    if stat.S_ISLNK(info.st_mode):
+        return f"{path} is a symbolic link: dab-server uses only its own files, never a link (remove it)"
+    if not stat.S_ISREG(info.st_mode):
+        return f"{path} is not a regular file (remove it)"
+    if info.st_uid != os.geteuid():
+        return f"{path} belongs to another user (uid {info.st_uid}), not to this one"
+    return None
+
+
+def _open_own(path: Path) -> int:
+    """An fd of the database file, refused unless it is this user's regular file (never a link)."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
     except OSError as exc:
-        raise StoreError(f"cannot create {path}: {exc.strerror or exc}") from None
+        if exc.errno == errno.ELOOP:
+            raise StoreError(_not_ours(path, os.lstat(path)) or f"cannot open {path}: {exc.strerror}") from None
+        raise StoreError(f"cannot open {path}: {exc.strerror or exc}") from None
+    problem = _not_ours(path, os.fstat(fd))
+    if problem:
+        os.close(fd)
+        raise StoreError(problem)
+    return fd
+
+
+def _own_file(path: Path, *, private: bool) -> None:
+    """A file beside the database, if there: refused unless this user's regular file; made 0600 (``private``)."""
+    try:
+        info = os.lstat(path)
+    except FileNotFoundError:
+        return
+    problem = _not_ours(path, info)
+    if problem:
+        raise StoreError(problem)
+    if private and info.st_mode & 0o077:
+        try:
+            os.chmod(path, 0o600)  # a regular file (checked above): chmod follows nothing
+        except OSError as exc:
+            raise StoreError(f"cannot make {path} private (chmod 600): {exc.strerror or exc}") from None
+        if os.lstat(path).st_mode & 0o077:
+            raise StoreError(f"{path} stays readable by other users after chmod 600")
+
+
+def _hold(fd: int, path: Path) -> None:
+    """An exclusive OS lock on the database file itself: two servers must never share one."""
     try:
         import fcntl
     except ImportError:  # pragma: no cover - Windows: SQLite's own locking still protects the file
-        return fd
+        return
     try:
         fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
     except OSError:
-        holder = os.read(fd, 32).decode(errors="replace").strip() or "?"
+        holder = _read_pid(path.parent / LOCK_NAME)
+        raise StoreError(f"another dab-server{f' (pid {holder})' if holder else ''} is using the database {path}; "
+                         "stop it first (only one server may use a database)") from None
+
+
+def _read_pid(path: Path) -> str:
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+    except OSError:
+        return ""
+    try:
+        return os.read(fd, 32).decode(errors="replace").strip() if stat.S_ISREG(os.fstat(fd).st_mode) else ""
+    finally:
         os.close(fd)
-        raise StoreError(f"another dab-server (pid {holder}) is using the data directory {directory}") from None
-    os.ftruncate(fd, 0)
-    os.write(fd, str(os.getpid()).encode())
-    return fd
+
+
+def _write_pid(path: Path) -> None:
+    """Say which process holds the database (for the refusal of a second server); never through a link."""
+    try:
+        fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_NONBLOCK, 0o600)
+    except OSError as exc:
+        if exc.errno == errno.ELOOP:
+            raise StoreError(_not_ours(path, os.lstat(path)) or str(exc)) from None
+        raise StoreError(f"cannot create {path}: {exc.strerror or exc}") from None
+    try:
+        problem = _not_ours(path, os.fstat(fd))
+        if problem:
+            raise StoreError(problem)
+        os.fchmod(fd, 0o600)
+        os.ftruncate(fd, 0)
+        os.write(fd, str(os.getpid()).encode())
+    finally:
+        os.close(fd)
+
+
+def _fsync_directory(directory: Path) -> None:
+    try:
+        fd = os.open(directory, os.O_RDONLY)
+    except OSError:  # pragma: no cover - platforms without directory fds
+        return
+    try:
+        os.fsync(fd)
+    except OSError:  # pragma: no cover
+        pass
+    finally:
+        os.close(fd)

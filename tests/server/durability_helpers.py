@@ -14,6 +14,7 @@ import random
 import re
 import signal
 import sqlite3
+import subprocess
 import sys
 import time
 from pathlib import Path
@@ -27,10 +28,34 @@ from engine.rng import HashRng
 from engine.views import view_for
 from protocol import messages as m
 from scripted import ScriptedClient
-from server.store import DB_NAME, Store
+from server.store import DB_NAME, Store, secret_hash
 
 ROOT = Path(__file__).resolve().parents[2]
 FAST = ["--bot-delay", "0", "--round-pause", "0.05", "--turn-timeout", "5", "--request-rate", "2000"]
+
+
+def run_cli(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "server", *args], capture_output=True, text=True, timeout=30, cwd=ROOT)
+
+
+def make_store(path: Path, players: int = 10) -> Path:
+    store = Store.open_dir(path)
+    for i in range(players):
+        store.add_player(f"p{i}", f"name{i}", secret_hash(str(i)), 100)
+    store.commit()
+    store.close()
+    return path / DB_NAME
+
+
+def refused(data_dir: Path, *needles: str) -> None:
+    db = data_dir / DB_NAME
+    before = db.read_bytes() if db.exists() else None
+    result = run_cli("--host", "127.0.0.1", "--port", "0", "--data-dir", str(data_dir))
+    assert result.returncode == 2, result.stderr
+    assert "Traceback" not in result.stderr
+    for needle in needles:
+        assert needle in result.stderr, result.stderr
+    assert (db.read_bytes() if db.exists() else None) == before  # nothing was written
 
 
 class ServerProcess:

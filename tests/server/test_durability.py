@@ -23,10 +23,7 @@ import hashlib
 import json
 import signal
 import sqlite3
-import subprocess
-import sys
 from contextlib import AsyncExitStack
-from pathlib import Path
 
 import pytest
 
@@ -38,13 +35,9 @@ from scripted import ScriptedClient, autoplay
 from server import store as store_module
 from server.lobby import Lobby, LobbyConfig
 from server.net import GameServer
-from server.store import DB_NAME, Store, StoreError, secret_hash
+from server.store import DB_NAME, Store, StoreError
 
-from durability_helpers import FAST, ROOT, Player, ServerProcess, integrity, replay, stored_tables
-
-
-def run_cli(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "server", *args], capture_output=True, text=True, timeout=30, cwd=ROOT)
+from durability_helpers import FAST, Player, ServerProcess, integrity, make_store, refused, replay, run_cli, stored_tables
 
 
 async def seat(server: ServerProcess, names: list[str], bots: int = 0, **settings) -> list[Player]:
@@ -200,26 +193,6 @@ async def test_exported_history_replays_to_the_same_final_stacks(tmp_path):
 
 
 # ----------------------------------------------------------------- refusing bad databases
-
-
-def make_store(path: Path, players: int = 10) -> Path:
-    store = Store.open_dir(path)
-    for i in range(players):
-        store.add_player(f"p{i}", f"name{i}", secret_hash(str(i)), 100)
-    store.commit()
-    store.close()
-    return path / DB_NAME
-
-
-def refused(data_dir: Path, *needles: str) -> None:
-    db = data_dir / DB_NAME
-    before = db.read_bytes() if db.exists() else None
-    result = run_cli("--host", "127.0.0.1", "--port", "0", "--data-dir", str(data_dir))
-    assert result.returncode == 2, result.stderr
-    assert "Traceback" not in result.stderr
-    for needle in needles:
-        assert needle in result.stderr, result.stderr
-    assert (db.read_bytes() if db.exists() else None) == before  # nothing was written
 
 
 def test_a_file_that_is_not_a_database_is_refused(tmp_path):
