@@ -667,6 +667,8 @@ class Table:
             self._set_deadline(self.config.turn_timeout if on_clock else None)
         elif on_clock and self.deadline_at is None:  # a seat came back to a decision nobody was timed on
             self._set_deadline(self.config.turn_timeout)
+        elif not on_clock and self.deadline_at is not None:  # the last seat on the clock went away
+            self._set_deadline(None)  # views say deadline_ms nil (PROTOCOL.md 5.3); automatic moves follow
         self._arm_automatic(to_act)
 
     def _automatic_kind(self, seat: int) -> str | None:

@@ -1,66 +1,827 @@
 """The server against docs/PROTOCOL.md: error codes, results, views and events, over real sockets.
 
-The spec's tables are read from PROTOCOL.md itself (:mod:`protocol_spec`), so a
-field or code added to the server but not the spec, or the reverse, fails here.
+What the spec says is read from PROTOCOL.md itself (:mod:`protocol_spec`), so a
+field, code or result key added to the server but not to the spec, or the
+reverse, fails here. Every scenario runs against the real server of the
+``server`` fixture on an ephemeral port.
 """
 
 from __future__ import annotations
 
+import asyncio
+import re
+import struct
+from pathlib import Path
+from typing import Any, Awaitable, Callable
+
+import msgpack
 import pytest
 
-from client.link import RequestFailed
+import protocol_spec
+from client.link import LinkError, RequestFailed
+from engine.bots import baseline_action
 from protocol import messages as m
-from scripted import autoplay
+from protocol.errors import PROTOCOL_ERROR_CODES
+from protocol.framing import FrameDecoder, encode_frame
+from scripted import ScriptedClient, autoplay
+from server import lobby as lobby_module
+from server.limits import BucketsByKey
+from server.lobby import Lobby
+
+SPEC = protocol_spec.load()
+ROOT = Path(__file__).resolve().parents[2]
+REQUESTS = sorted(m.CLIENT_MESSAGE_TYPES)
 
 
-async def failure(call) -> str:
+async def failure(call: Awaitable[Any]) -> str:
     """The error code a request is answered with (it must fail)."""
     with pytest.raises(RequestFailed) as info:
         await call
     return info.value.code
 
 
-async def test_act_and_sit_out_from_the_lobby_are_not_seated(connect):
-    async with connect("ann") as ann:
-        assert await failure(ann.act({"kind": "take_stock"})) == "not_seated"
+# ----------------------------------------------------------------- raw connections
+
+
+class Raw:
+    """A bare TCP connection: frames out, every message the server sends until it closes."""
+
+    def __init__(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        self.reader, self.writer = reader, writer
+        self.decoder = FrameDecoder()
+
+    @classmethod
+    async def open(cls, port: int) -> "Raw":
+        return cls(*await asyncio.open_connection("127.0.0.1", port))
+
+    def send(self, *frames: bytes | dict[str, Any]) -> None:
+        self.writer.write(b"".join(f if isinstance(f, bytes) else encode_frame(f) for f in frames))
+
+    async def until_closed(self) -> list[dict[str, Any]]:
+        """Every frame the server sends until it closes the connection."""
+        data = await asyncio.wait_for(self.reader.read(), 10)
+        self.writer.close()
+        self.decoder.feed(data)
+        return list(self.decoder)
+
+
+def hello(version: int = m.PROTOCOL_VERSION, name: str = "raw", token: str | None = None, id: int = 1) -> dict:
+    return {"type": "hello", "id": id, "version": version, "name": name, "token": token}
+
+
+async def refused(port: int, *frames: bytes | dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
+    """Send ``frames`` on a new connection; the server's last ``error`` and its ``bye``."""
+    raw = await Raw.open(port)
+    raw.send(*frames)
+    return await refused_on(raw)
+
+
+async def refused_on(raw: Raw) -> tuple[dict[str, Any], dict[str, Any]]:
+    replies = await raw.until_closed()
+    errors = [r for r in replies if r["type"] == "error"]
+    assert errors and replies[-1]["type"] == "bye", replies
+    return errors[-1], replies[-1]
+
+
+# ----------------------------------------------------------------- the spec and the code
+
+
+def _doc_type_matches(notation: str, spec: m.Spec) -> bool:
+    """Whether a field's type in PROTOCOL.md (``int 1..100 = 10``, ``seat | nil`` ...) is what messages.py checks."""
+    notation = notation.split(" = ")[0].strip()
+    if notation.endswith("| nil"):
+        return isinstance(spec, m.Nullable) and _doc_type_matches(notation[:-5].strip(), spec.inner)
+    named = {"request_id": m.REQUEST_ID, "version": m.VERSION, "seat": m.SEAT, "table_id": m.TABLE_ID,
+             "player_id": m.PLAYER_ID, "token": m.TOKEN, "code": m.CODE, "name": m.NAME, "text": m.TEXT}
+    if notation in named:
+        return spec is named[notation]
+    bounds = re.fullmatch(r"(int|str) (\d+)\.\.(\S+)", notation)
+    if bounds:
+        hi = eval(bounds.group(3).replace("^", "**"))  # "2^63-1" and plain numbers only
+        cls = m.Int if bounds.group(1) == "int" else m.Str
+        return type(spec) is cls and (spec.lo, spec.hi) == (int(bounds.group(2)), hi)
+    if notation == "bool":
+        return isinstance(spec, m.Bool)
+    listed = re.fullmatch(r"\[[a-z ]+\] (\d+)\.\.(\d+)", notation.split("`")[0].strip())
+    if listed:
+        return isinstance(spec, m.ListOf) and (spec.lo, spec.hi) == (int(listed.group(1)), int(listed.group(2)))
+    return True  # maps and actions: their own tables are checked elsewhere
+
+
+def test_every_message_in_the_spec_has_exactly_the_fields_and_types_the_code_checks():
+    assert set(SPEC.messages) == set(m.MESSAGE_TYPES)
+    for name, fields in SPEC.messages.items():
+        cls = m.MESSAGE_TYPES[name]
+        assert list(fields) == list(cls._fields), name
+        for field, notation in fields.items():
+            assert _doc_type_matches(notation, cls._fields[field].spec), (name, field, notation)
+    assert SPEC.table_summary == list(m.TableSummary._fields)
+    assert SPEC.player_summary == list(m.PlayerSummary._fields)
+    assert SPEC.settings == list(m.TableSettings._fields)
+
+
+def test_every_request_states_its_result_and_its_errors():
+    assert sorted(SPEC.request_errors) == REQUESTS
+    assert sorted(SPEC.results) == sorted(set(REQUESTS) - {"hello"})
+
+
+def _codes_in_source() -> tuple[set[str], set[str]]:
+    """Error codes and bye reasons the server and protocol code can send, read from their source."""
+    codes, reasons = set(), set()
+    codes, reasons = set(PROTOCOL_ERROR_CODES), set()
+    for path in ROOT.glob("server/*.py"):
+        text = path.read_text()
+        codes |= set(re.findall(r'RequestError\(\s*"([a-z_]+)"', text))
+        codes |= set(re.findall(r'code(?:: str)? ?= ?"([a-z_]+)"', text))  # Error(code="..."), code defaults
+        codes |= set(re.findall(r'return "([a-z_]+)", f?"', text))  # GameServer.refusal
+        reasons |= set(re.findall(r'close_with\(\s*"([a-z_]+)"', text))
+    return codes, reasons
+
+
+def test_the_server_sends_exactly_the_documented_codes_and_bye_reasons():
+    codes, reasons = _codes_in_source()
+    assert codes == set(SPEC.error_codes)
+    # Hello and connection refusals close with their own code as the reason.
+    assert reasons | set(SPEC.hello_refusals) == set(SPEC.bye_reasons)
+
+
+# ----------------------------------------------------------------- every documented error code
+
+
+class Env:
+    """What a scenario may use: the server, scripted clients, and pytest's monkeypatch."""
+
+    def __init__(self, server, connect, monkeypatch) -> None:
+        self.server, self.connect, self.monkeypatch = server, connect, monkeypatch
+
+    @property
+    def lobby(self) -> Lobby:
+        return self.server.lobby
+
+    async def table(self, host: ScriptedClient, seats: int = 2, bots: int = 0, start: bool = False,
+                    **settings: Any) -> str:
+        created = await host.request(m.CreateTable, name="t", settings=m.TableSettings(seats=seats, **settings))
+        for _ in range(bots):
+            await host.request(m.AddBot)
+        if start:
+            await host.request(m.Start)
+        return created["table_id"]
+
+    async def playing(self, client: ScriptedClient) -> str:
+        """``client`` plays a running game against a bot (the bot waits for it)."""
+        return await self.table(client, bots=1, start=True)
+
+
+Scenario = Callable[[Env], Awaitable[None]]
+SCENARIOS: dict[tuple[str, str], Scenario] = {}
+
+
+def provokes(request: str, code: str) -> Callable[[Scenario], Scenario]:
+    def register(scenario: Scenario) -> Scenario:
+        SCENARIOS[(request, code)] = scenario
+        return scenario
+    return register
+
+
+@provokes("hello", "version_mismatch")
+async def _(env: Env) -> None:
+    error, bye = await refused(env.server.port, hello(version=99, name="   "))  # checked before the name
+    assert (error["code"], error["id"], bye["reason"]) == ("version_mismatch", 1, "protocol_error")
+    assert "1" in error["message"] and "99" in error["message"]
+
+
+@provokes("hello", "shutting_down")
+async def _(env: Env) -> None:
+    raw = await Raw.open(env.server.port)
+    async with env.connect("later"):  # accepted after the raw connection, so that one is in too
+        env.server.shutting_down = True
+        raw.send(hello())
+        error, bye = await refused_on(raw)
+        env.server.shutting_down = False
+    assert (error["code"], error["id"], bye["reason"]) == ("shutting_down", 1, "shutting_down")
+    env.server.shutting_down = True
+    error, bye = await refused(env.server.port, hello())  # refused on connecting, before the hello is read
+    assert (error["code"], error["id"], bye["reason"]) == ("shutting_down", None, "shutting_down")
+    env.server.shutting_down = False
+
+
+@provokes("hello", "rate_limited")
+async def _(env: Env) -> None:
+    env.server.new_players = BucketsByKey(1 / 3600, 1)
+    async with env.connect("first"):
+        pass
+    error, bye = await refused(env.server.port, hello(name="second"))
+    assert (error["code"], error["id"], bye["reason"]) == ("rate_limited", 1, "rate_limited")
+
+
+@provokes("hello", "bad_token")
+async def _(env: Env) -> None:
+    error, bye = await refused(env.server.port, hello(token="nobody_knows", name="   "))  # before the name
+    assert (error["code"], error["id"], bye["reason"]) == ("bad_token", 1, "bad_token")
+
+
+@provokes("hello", "bad_name")
+async def _(env: Env) -> None:
+    error, bye = await refused(env.server.port, hello(name=" \u200b\t "))
+    assert (error["code"], error["id"], bye["reason"]) == ("bad_name", 1, "bad_name")
+
+
+@provokes("create_table", "server_full")
+async def _(env: Env) -> None:
+    env.monkeypatch.setattr(lobby_module, "MAX_TABLES", 0)
+    async with env.connect("ann") as ann:
+        assert await failure(ann.request(m.CreateTable, name="t", settings=m.TableSettings(ante=5, stack=1))) \
+            == "server_full"  # before the settings
+
+
+@provokes("create_table", "bad_settings")
+async def _(env: Env) -> None:
+    env.lobby.config.starting_balance = 1
+    async with env.connect("ann") as ann:  # too poor as well: the settings are checked first
+        assert await failure(ann.request(m.CreateTable, name="t", settings=m.TableSettings(ante=5, stack=1))) \
+            == "bad_settings"
+
+
+@provokes("create_table", "insufficient_chips")
+async def _(env: Env) -> None:
+    env.lobby.config.starting_balance = 9
+    async with env.connect("ann") as ann:
+        assert await failure(ann.request(m.CreateTable, name="t", settings=m.TableSettings(ante=10))) \
+            == "insufficient_chips"
+
+
+@provokes("create_table", "already_at_table")
+async def _(env: Env) -> None:
+    async with env.connect("ann") as ann:
+        await env.playing(ann)
+        assert await failure(ann.request(m.CreateTable, name="another")) == "already_at_table"
+
+
+@provokes("join", "no_such_table")
+async def _(env: Env) -> None:
+    async with env.connect("ann") as ann:
+        assert await failure(ann.request(m.Join, table_id="nope")) == "no_such_table"
+
+
+@provokes("join", "wrong_code")
+async def _(env: Env) -> None:
+    async with env.connect("ann") as ann, env.connect("bob") as bob:
+        created = await ann.request(m.CreateTable, name="private", private_code="sesame")
+        assert await failure(bob.request(m.Join, table_id=created["table_id"])) == "wrong_code"
+        assert await failure(bob.request(m.Join, table_id=created["table_id"], private_code="open")) == "wrong_code"
+        # 7.1: the code is checked before anything else about you, even at your own table.
+        assert await failure(ann.request(m.Join, table_id=created["table_id"])) == "wrong_code"
+
+
+@provokes("join", "insufficient_chips")
+async def _(env: Env) -> None:
+    async with env.connect("ann") as ann:
+        table_id = await env.table(ann, ante=50)
+        env.lobby.config.starting_balance = 49
+        async with env.connect("bob") as bob:
+            assert await failure(bob.request(m.Join, table_id=table_id)) == "insufficient_chips"
+
+
+@provokes("join", "already_at_table")
+async def _(env: Env) -> None:
+    async with env.connect("ann") as ann, env.connect("bob") as bob:
+        other = await env.table(bob)
+        await env.playing(ann)
+        assert await failure(ann.request(m.Join, table_id=other)) == "already_at_table"
+
+
+@provokes("join", "game_running")
+async def _(env: Env) -> None:
+    async with env.connect("ann") as ann, env.connect("bob") as bob:
+        table_id = await env.table(ann, seats=3, bots=1, start=True)
+        assert await failure(bob.request(m.Join, table_id=table_id, seat=2)) == "game_running"
+
+
+@provokes("join", "table_full")
+async def _(env: Env) -> None:
+    async with env.connect("ann") as ann, env.connect("bob") as bob:
+        table_id = await env.table(ann, bots=1)
+        assert await failure(bob.request(m.Join, table_id=table_id)) == "table_full"
+
+
+@provokes("join", "no_such_seat")
+async def _(env: Env) -> None:
+    async with env.connect("ann") as ann, env.connect("bob") as bob:
+        table_id = await env.table(ann)
+        assert await failure(bob.request(m.Join, table_id=table_id, seat=4)) == "no_such_seat"
+
+
+@provokes("join", "seat_taken")
+async def _(env: Env) -> None:
+    async with env.connect("ann") as ann, env.connect("bob") as bob:
+        table_id = await env.table(ann, seats=3)
+        assert await failure(bob.request(m.Join, table_id=table_id, seat=0)) == "seat_taken"
+
+
+@provokes("watch", "no_such_table")
+async def _(env: Env) -> None:
+    async with env.connect("ann") as ann:
+        assert await failure(ann.request(m.Watch, table_id="nope")) == "no_such_table"
+
+
+@provokes("watch", "wrong_code")
+async def _(env: Env) -> None:
+    async with env.connect("ann") as ann, env.connect("bob") as bob:
+        created = await ann.request(m.CreateTable, name="private", private_code="sesame")
+        assert await failure(bob.request(m.Watch, table_id=created["table_id"])) == "wrong_code"
+
+
+@provokes("watch", "already_at_table")
+async def _(env: Env) -> None:
+    async with env.connect("ann") as ann, env.connect("bob") as bob:
+        other = await env.table(bob)
+        here = await env.playing(ann)
+        assert await failure(ann.request(m.Watch, table_id=other)) == "already_at_table"
+        assert await failure(ann.request(m.Watch, table_id=here)) == "already_at_table"
+
+
+@provokes("leave", "not_at_table")
+async def _(env: Env) -> None:
+    async with env.connect("ann") as ann:
+        assert await failure(ann.request(m.Leave)) == "not_at_table"
+
+
+async def _host_and_guest(env: Env, request: type[m.Message], code: str, **fields: Any) -> None:
+    """In the lobby: ``not_at_table``; a seated player who is not the host: ``not_host``."""
+    async with env.connect("ann") as ann, env.connect("bob") as bob:
+        if code == "not_at_table":
+            assert await failure(ann.request(request, **fields)) == "not_at_table"
+            return
+        table_id = await env.table(ann, seats=3, bots=1, start=request is not m.Start)
+        await bob.request(m.Watch if request is not m.Start else m.Join, table_id=table_id)
+        assert await failure(bob.request(request, **fields)) == "not_host"
+
+
+for _request, _kind, _fields in [("start", m.Start, {}), ("add_bot", m.AddBot, {}),
+                                 ("remove_bot", m.RemoveBot, {"seat": 1}), ("end_game", m.EndGame, {})]:
+    for _code in ("not_at_table", "not_host"):
+        provokes(_request, _code)(
+            lambda env, kind=_kind, code=_code, fields=_fields: _host_and_guest(env, kind, code, **fields))
+
+
+@provokes("start", "game_running")
+async def _(env: Env) -> None:
+    async with env.connect("ann") as ann:
+        await env.playing(ann)
+        assert await failure(ann.request(m.Start)) == "game_running"
+
+
+@provokes("start", "not_enough_players")
+async def _(env: Env) -> None:
+    async with env.connect("ann") as ann:
+        await env.table(ann)
+        assert await failure(ann.request(m.Start)) == "not_enough_players"
+
+
+@provokes("start", "insufficient_chips")
+async def _(env: Env) -> None:
+    async with env.connect("ann") as ann, env.connect("bob") as bob:
+        table_id = await env.table(ann, ante=50)
+        await bob.request(m.Join, table_id=table_id)
+        # A balance cannot fall between join and start over the protocol; the check guards restored state.
+        env.lobby.players[bob.link.welcome.player_id].balance = 49
+        assert await failure(ann.request(m.Start)) == "insufficient_chips"
+
+
+@provokes("add_bot", "game_running")
+async def _(env: Env) -> None:
+    async with env.connect("ann") as ann:
+        await env.table(ann, seats=3, bots=1, start=True)
+        assert await failure(ann.request(m.AddBot)) == "game_running"
+
+
+@provokes("add_bot", "table_full")
+async def _(env: Env) -> None:
+    async with env.connect("ann") as ann:
+        await env.table(ann, bots=1)
+        assert await failure(ann.request(m.AddBot)) == "table_full"
+
+
+@provokes("remove_bot", "game_running")
+async def _(env: Env) -> None:
+    async with env.connect("ann") as ann:
+        await env.playing(ann)
+        assert await failure(ann.request(m.RemoveBot, seat=1)) == "game_running"
+
+
+@provokes("remove_bot", "no_such_seat")
+async def _(env: Env) -> None:
+    async with env.connect("ann") as ann:
+        await env.table(ann, seats=3, bots=1)
+        assert await failure(ann.request(m.RemoveBot, seat=0)) == "no_such_seat"  # a human there
+        assert await failure(ann.request(m.RemoveBot, seat=2)) == "no_such_seat"  # nobody there
+
+
+@provokes("end_game", "no_game")
+async def _(env: Env) -> None:
+    async with env.connect("ann") as ann:
+        await env.table(ann, bots=1)
+        assert await failure(ann.request(m.EndGame)) == "no_game"
+        await ann.request(m.Start)
+        await ann.request(m.EndGame)
+        assert await failure(ann.request(m.EndGame)) == "no_game"
+
+
+@provokes("act", "not_seated")
+async def _(env: Env) -> None:
+    async with env.connect("ann") as ann, env.connect("sam") as sam:
+        assert await failure(ann.act({"kind": "take_stock"})) == "not_seated"  # in the lobby
+        table_id = await env.playing(ann)
+        await sam.request(m.Watch, table_id=table_id)
+        assert await failure(sam.act({"kind": "cut", "position": 20})) == "not_seated"  # watching
+
+
+@provokes("act", "no_game")
+async def _(env: Env) -> None:
+    async with env.connect("ann") as ann:
+        await env.table(ann, bots=1)
+        assert await failure(ann.act({"kind": "cut", "position": 20})) == "no_game"  # before the start
+        await ann.request(m.Start)
+        await ann.request(m.EndGame)
+        assert await failure(ann.act({"kind": "take_stock"})) == "no_game"  # after the end
+
+
+@provokes("act", "not_your_turn")
+async def _(env: Env) -> None:
+    env.lobby.config.table.bot_delay = 30.0  # the bot holds every decision it gets
+    async with env.connect("ann") as ann:
+        await env.playing(ann)
+        while True:  # play until the game waits on the bot
+            view = await ann.wait_for(lambda: ann.view.get("to_act") and ann.view)
+            if view["seat"] not in view["to_act"]:
+                break
+            await ann.act(baseline_action(view).to_data())
+            await ann.wait_for(lambda: ann.view is not view)
+        assert await failure(ann.act({"kind": "take_stock"})) == "not_your_turn"
+
+
+@provokes("act", "illegal_action")
+async def _(env: Env) -> None:
+    async with env.connect("ann") as ann:
+        await env.playing(ann)
+        view = await ann.wait_for(lambda: ann.view.get("legal") and ann.view)  # the bot waits for us
+        if view["phase"] == "cut":  # 52 cards: 4..48 may be lifted
+            assert await failure(ann.act({"kind": "cut", "position": 52})) == "illegal_action"
+        else:
+            assert await failure(ann.act({"kind": "discard", "card": view["hand"][0]})) == "illegal_action"
+
+
+@provokes("sit_out", "not_seated")
+async def _(env: Env) -> None:
+    async with env.connect("ann") as ann, env.connect("sam") as sam:
         assert await failure(ann.request(m.SitOut, away=True)) == "not_seated"
-
-
-async def test_act_and_sit_out_before_the_start_and_after_the_end_are_no_game(connect):
-    async with connect("ann") as ann:
-        await ann.request(m.CreateTable, name="early", settings=m.TableSettings(seats=2))
-        await ann.request(m.AddBot)
-        assert await failure(ann.act({"kind": "cut", "position": 20})) == "no_game"
-        assert await failure(ann.request(m.SitOut, away=True)) == "no_game"
-        await ann.request(m.Start)
-        await autoplay(ann, until_round=0, host=True)
-        assert ann.view["phase"] == "over"
-        assert await failure(ann.act({"kind": "take_stock"})) == "no_game"
-        assert await failure(ann.request(m.SitOut, away=False)) == "no_game"
-
-
-async def test_a_spectator_acting_is_not_seated(connect):
-    async with connect("ann") as ann, connect("sam") as sam:
-        created = await ann.request(m.CreateTable, name="watched", settings=m.TableSettings(seats=2))
-        await ann.request(m.AddBot)
-        await sam.request(m.Watch, table_id=created["table_id"])
-        await ann.request(m.Start)
-        assert await failure(sam.act({"kind": "cut", "position": 20})) == "not_seated"
+        table_id = await env.playing(ann)
+        await sam.request(m.Watch, table_id=table_id)
         assert await failure(sam.request(m.SitOut, away=True)) == "not_seated"
 
 
-async def test_spectators_get_split_and_players_who_left_the_finished_table_keep_bot_and_connected(connect):
-    async with connect("ann") as ann, connect("bob") as bob, connect("sam") as sam:
-        created = await ann.request(m.CreateTable, name="over", settings=m.TableSettings(seats=2))
-        await bob.request(m.Join, table_id=created["table_id"])
-        await sam.request(m.Watch, table_id=created["table_id"])
+@provokes("sit_out", "no_game")
+async def _(env: Env) -> None:
+    async with env.connect("ann") as ann:
+        await env.table(ann, bots=1)
+        assert await failure(ann.request(m.SitOut, away=True)) == "no_game"
         await ann.request(m.Start)
-        await sam.wait_for(lambda: sam.view["phase"] == "cut")
-        assert "split" in sam.view and sam.view["split"] is None
         await ann.request(m.EndGame)
-        await bob.wait_for(lambda: bob.view["phase"] == "over")
+        assert await failure(ann.request(m.SitOut, away=False)) == "no_game"
+
+
+@provokes("chat", "rate_limited")
+async def _(env: Env) -> None:
+    async with env.connect("ann") as ann:
+        await env.table(ann)
+        replies = await asyncio.gather(*(ann.request(m.Chat, text="hi") for _ in range(6)), return_exceptions=True)
+        assert [getattr(r, "code", "ok") for r in replies] == ["ok"] * 5 + ["rate_limited"]  # a burst of 5
+
+
+@provokes("chat", "not_at_table")
+async def _(env: Env) -> None:
+    async with env.connect("ann") as ann:
+        assert await failure(ann.request(m.Chat, text="anyone?")) == "not_at_table"
+
+
+@provokes("chat", "too_long")
+async def _(env: Env) -> None:
+    async with env.connect("ann") as ann:
+        await env.table(ann)
+        assert await failure(ann.request(m.Chat, text="a" * 201)) == "too_long"
+        assert await ann.request(m.Chat, text=" " + "a" * 200 + "\x07 ") == {}  # cleaned first
+
+
+@provokes("any", "rate_limited")
+async def _(env: Env) -> None:
+    env.server.net.burst, env.server.net.rate = 3, 0.01  # for connections made from now on
+    async with env.connect("ann") as ann:  # the hello takes one
+        replies = await asyncio.gather(*(ann.request(m.Ping) for _ in range(3)), return_exceptions=True)
+        assert [getattr(r, "code", "ok") for r in replies] == ["ok", "ok", "rate_limited"]
+
+
+@provokes("any", "internal")
+async def _(env: Env) -> None:
+    def broken(lobby, player, msg):
+        raise RuntimeError("a bug")
+
+    env.monkeypatch.setitem(Lobby._handlers, m.Ping, broken)
+    async with env.connect("ann") as ann:
+        assert await failure(ann.request(m.Ping)) == "internal"
+        assert await ann.request(m.ListTables)  # the server carries on
+
+
+DOCUMENTED = sorted({(r, c) for r, codes in SPEC.request_errors.items() for c in codes} |
+                    {("any", "rate_limited"), ("any", "internal")})
+
+
+@pytest.mark.parametrize("request_type, code", DOCUMENTED)
+async def test_every_documented_error_code_is_what_the_server_answers(server, connect, monkeypatch,
+                                                                    request_type, code):
+    scenario = SCENARIOS.get((request_type, code))
+    assert scenario is not None, f"PROTOCOL.md lists {code} for {request_type}: add a scenario that provokes it"
+    await scenario(Env(server, connect, monkeypatch))
+
+
+def test_no_scenario_tests_an_undocumented_code():
+    assert set(SCENARIOS) <= set(DOCUMENTED)
+
+
+# ----------------------------------------------------------------- protocol errors and bye reasons
+
+
+def _frame(body: bytes) -> bytes:
+    return struct.pack(">I", len(body)) + body
+
+
+PROTOCOL_ERRORS = [  # (what is sent, code, the error's id)
+    (b"\x00\x00\x00\x00", "bad_frame", None),
+    (_frame(msgpack.packb({"type": "ping", "id": 5}) + b"\x00"), "bad_frame", None),  # an id was readable: still nil
+    (struct.pack(">I", 65537), "frame_too_large", None),
+    (encode_frame({"type": "ping", "id": 3}), "hello_required", 3),
+    (encode_frame(hello()) + encode_frame(hello(id=2)), "already_greeted", 2),
+    (encode_frame(hello()) + encode_frame({"type": "launch", "id": 4}), "unknown_type", 4),
+    (encode_frame(hello()) + encode_frame({"type": "welcome", "id": 4}), "unknown_type", 4),
+    (encode_frame(hello()) + encode_frame({"type": "ping", "id": 6, "extra": 1}), "bad_message", 6),
+    (encode_frame(hello()) + encode_frame({"type": "ping"}), "bad_message", None),
+    (encode_frame(hello()) + encode_frame({"type": "chat", "id": 7, "text": "a" * 1001}), "too_long", 7),
+    (encode_frame(hello(version=2)), "version_mismatch", 1),
+]
+
+
+@pytest.mark.parametrize("sent, code, request_id", PROTOCOL_ERRORS)
+async def test_protocol_errors_are_fatal_with_the_documented_id(server, sent, code, request_id):
+    error, bye = await refused(server.port, sent)
+    assert (error["code"], error["id"], bye["reason"]) == (code, request_id, "protocol_error")
+
+
+def test_every_protocol_error_is_provoked():
+    assert {code for _, code, _ in PROTOCOL_ERRORS} == set(SPEC.protocol_errors)
+
+
+async def test_connection_refusals_come_before_any_hello_with_id_nil(server, connect):
+    async with connect("ann"):
+        server.net.max_per_address = 1
+        error, bye = await refused(server.port)
+        assert (error["code"], error["id"], bye["reason"]) == ("too_many_connections", None, "too_many_connections")
+        server.net.max_connections = 1
+        error, bye = await refused(server.port)
+        assert (error["code"], error["id"], bye["reason"]) == ("server_full", None, "server_full")
+
+
+async def test_replaced_and_rate_limited_byes(server, connect):
+    async with connect("ann") as ann:
+        async with connect("ann", token=ann.link.token) as again:
+            await ann.wait_for(lambda: ann.closed_with)
+            assert ann.closed_with[0] == "replaced" and again.link.welcome.resumed
+    server.net.burst, server.net.rate, server.net.max_rate_errors = 1, 0.01, 2
+    raw = await Raw.open(server.port)
+    raw.send(hello(), *({"type": "ping", "id": i} for i in range(2, 6)))
+    replies = await raw.until_closed()
+    assert [r.get("code") for r in replies if r["type"] == "error"] == ["rate_limited"] * 2
+    assert replies[-1]["type"] == "bye" and replies[-1]["reason"] == "rate_limited"
+
+
+async def test_timeouts_say_why_in_the_bye(server):
+    server.net.hello_timeout = server.net.idle_timeout = server.net.frame_timeout = 0.2
+    silent, dribbler, idle = [await Raw.open(server.port) for _ in range(3)]
+    dribbler.send(encode_frame(hello(name="d")), b"\x00\x00\x00\x10\x81")  # a frame begun, never finished
+    idle.send(hello(name="i"))
+    reasons = [(await conn.until_closed())[-1]["reason"] for conn in (silent, dribbler, idle)]
+    assert reasons == ["hello_timeout", "frame_timeout", "idle"]
+
+
+async def test_shutting_down_says_bye_to_everyone(server, connect):
+    async with connect("ann") as ann:
+        await server.close(grace=1.0)
+        await ann.wait_for(lambda: ann.closed_with)
+        assert ann.closed_with[0] == "shutting_down"
+
+
+# ----------------------------------------------------------------- results
+
+
+async def test_every_request_succeeds_with_exactly_the_documented_result_keys(connect):
+    results: dict[str, dict[str, Any]] = {}
+
+    async def call(client: ScriptedClient, request: type[m.Message], **fields: Any) -> dict[str, Any]:
+        results[request.type] = await client.request(request, **fields)
+        return results[request.type]
+
+    async with connect("ann") as ann, connect("bob") as bob, connect("sam") as sam:
+        listed = await call(ann, m.ListTables)
+        assert set(listed["defaults"]) == {"ante", "stack"} and isinstance(listed["balance"], int)
+        table_id = (await call(ann, m.CreateTable, name="t", settings=m.TableSettings(seats=3)))["table_id"]
+        await call(ann, m.AddBot)
+        await call(ann, m.RemoveBot, seat=1)
+        await call(bob, m.Join, table_id=table_id)
+        await call(sam, m.Watch, table_id=table_id)
+        await ann.request(m.AddBot)
+        await call(ann, m.Start)
+        player = await ann.wait_for(lambda: next((c for c in (ann, bob) if c.view.get("legal")), None))
+        results["act"] = await player.act(baseline_action(player.view).to_data())
+        await call(ann, m.SitOut, away=True)
+        await call(ann, m.Chat, text="hello")
+        await call(ann, m.History, limit=5)
+        await call(ann, m.EndGame)
+        await call(bob, m.Leave)
+        await call(ann, m.Ping)
+    assert {kind: set(result) for kind, result in results.items()} == \
+        {kind: set(keys) for kind, keys in SPEC.results.items()}
+    assert isinstance(results["act"]["seq"], int) and results["act"]["seq"] >= 1  # 0: the first round's start
+
+
+async def test_history_round_records_have_exactly_the_documented_fields(connect):
+    async with connect("ann") as ann:
+        await ann.request(m.CreateTable, name="t", settings=m.TableSettings(seats=2))
+        await ann.request(m.AddBot)
+        await ann.request(m.Start)
+        await autoplay(ann, until_round=1, host=True)
+        rounds = (await ann.request(m.History, limit=10))["rounds"]
+    assert [r["abandoned"] for r in rounds] == [False, True]  # round 1, and round 2 ended by end_game
+    for record in rounds:
+        assert set(record) == set(SPEC.round_record)
+        assert isinstance(record["finished_at"], float) and record["finished_at"] > 1e9
+        for entry in record["players"]:
+            assert set(entry) == set(SPEC.round_player)
+        assert (record["tie_breaks"] is None) == record["abandoned"]
+
+
+# ----------------------------------------------------------------- views and events
+
+
+def entry_keys(notation: str) -> frozenset[str]:
+    """The keys of the entries of a ``[{seat, card}]``-style type."""
+    match = re.search(r"\{([^}]*)\}", notation)
+    assert match, notation
+    return frozenset(k.strip() for k in match.group(1).split(","))
+
+
+def check_event(event: dict[str, Any], seat: int | None) -> None:
+    """One event as ``seat`` (None: a spectator) received it, against PROTOCOL.md 5.6."""
+    always, optional, own = SPEC.events[event["kind"]]
+    mine = seat is not None and event.get("seat") == seat
+    assert set(event) - optional == always | (own if mine else set()), (seat, event)
+
+
+def check_view(view: dict[str, Any]) -> None:
+    """One view against PROTOCOL.md 5.3: which fields, and what the text promises of them."""
+    phase, seat = view["phase"], view["seat"]
+    assert set(view) == SPEC.view_keys(phase, seat is not None), (phase, seat, sorted(view))
+    for player in view["players"]:
+        assert set(player) == SPEC.player_keys(phase), (phase, player)
+    assert list(view["settings"]) == (SPEC.settings if phase == "lobby" else SPEC.view_settings_in_game)
+    assert list(view["table"]) == SPEC.view_table
+    for entry in view["legal"]:
+        assert set(entry) == SPEC.legal[entry["kind"]], entry
+    by_seat = {p["seat"]: p for p in view["players"]}
+    if phase in ("lobby", "waiting", "over"):
+        assert view["to_act"] == [] and view["deadline_ms"] is None, view
+    else:
+        on_clock = [s for s in view["to_act"] if not by_seat[s]["bot"] and not by_seat[s]["away"]]
+        assert (view["deadline_ms"] is None) == (not on_clock), (view["to_act"], view["deadline_ms"])
+    if phase == "lobby":
+        return
+    for event in view["log"]:
+        check_event(event, seat)
+    for entry in view["round_discards"]:
+        assert set(entry) == entry_keys(SPEC.view["round_discards"].type)
+    if view["showdown"] is not None:
+        assert list(view["showdown"]) == SPEC.showdown
+        assert all(list(r) == SPEC.reveal_entry for r in view["showdown"]["reveal"])
+    assert (view["standings"] is not None) == (phase == "over")
+    for entry in view["standings"] or ():
+        assert set(entry) == entry_keys(SPEC.view["standings"].type)
+    if seat is None:
+        assert view["split"] is None
+    elif not by_seat[seat]["in_round"] and phase not in ("waiting", "over"):
+        assert view["hand"] == [], "no hand in a round you were not dealt into"
+    elif view["round"] == 1 and phase == "cut":
+        assert view["hand"] == [], "no hand before the first deal"
+    elif phase in ("waiting", "over") and by_seat[seat]["in_round"]:
+        assert len(view["hand"]) == 7, "the last round's hand is kept between rounds"
+
+
+async def test_every_view_and_event_sent_has_exactly_the_documented_fields(server, connect):
+    """A five-seat game with both variants, a spectator, sitting out, a skip, a call, a timeout and a
+    reshuffle: every view and event each member received, against PROTOCOL.md's tables."""
+    config = server.lobby.config.table
+    config.round_pause, config.turn_timeout = 0.05, 0.5
+    async with connect("ann") as ann, connect("bob") as bob, connect("sam") as sam:
+        settings = m.TableSettings(seats=5, turns=7, early_call=True, no_take_back=True, stack=100)
+        table_id = (await ann.request(m.CreateTable, name="all of it", settings=settings))["table_id"]
+        lobby_views = len(ann.all_views)
+        await bob.request(m.Join, table_id=table_id)
+        await sam.request(m.Watch, table_id=table_id)
+        for _ in range(3):
+            await ann.request(m.AddBot)
+        await ann.request(m.Start)
+        done: set[str] = set()
+
+        async def act(client: ScriptedClient, action: dict[str, Any]) -> None:
+            try:
+                await client.act(action)
+            except RequestFailed as exc:  # a stale view: a deadline or a bot moved first
+                assert exc.code in ("not_your_turn", "illegal_action", "no_game"), exc
+
+        async def ann_decides(view: dict[str, Any]) -> None:
+            kinds = {entry["kind"] for entry in view["legal"]}
+            if view["round"] > 2:
+                await ann.request(m.EndGame)
+            elif "skip" in kinds and "skip" not in done:
+                done.add("skip")
+                await act(ann, {"kind": "skip"})
+            elif "call_end" in kinds and view["round"] == 2 and "call" not in done:
+                done.add("call")
+                await act(ann, {"kind": "call_end"})
+            elif view["phase"] == "play" and view["round"] == 2 and "timeout" not in done:
+                done.add("timeout")  # let this decision's deadline pass
+                await ann.wait_for(lambda: any(e["kind"] == "timeout" and e["seat"] == view["seat"]
+                                               for e in ann.events))
+            else:
+                await act(ann, baseline_action(view).to_data())
+
+        async def bob_decides(view: dict[str, Any]) -> None:
+            me = view["players"][view["seat"]]
+            if view["round"] == 1 and view["phase"] == "play" and "away" not in done:
+                done.add("away")
+                await bob.request(m.SitOut, away=True)  # the rest of round 1 is played for him
+            elif me["away"] and view["round"] >= 2:
+                await bob.request(m.SitOut, away=False)
+            elif not me["away"]:
+                await act(bob, baseline_action(view).to_data())
+
+        async def drive(client: ScriptedClient, decide, host: bool) -> None:
+            def ready():
+                view = client.view
+                if view["phase"] == "over" or view["legal"] or (host and view["round"] > 2):
+                    return view
+                me = view["players"][view["seat"]]
+                return view if not host and me["away"] and view["round"] >= 2 else None
+
+            while (view := await client.wait_for(ready))["phase"] != "over":
+                await decide(view)
+                await client.wait_for(lambda: client.view is not view)
+
+        await asyncio.wait_for(asyncio.gather(drive(ann, ann_decides, True), drive(bob, bob_decides, False)), 30)
+        await sam.wait_for(lambda: sam.view["phase"] == "over")
         await bob.request(m.Leave)
-        view = await ann.wait_for(lambda: ann.view["table"]["state"] == "finished" and len(ann.view["table"]) and
-                                  not ann.view["players"][1]["connected"] and ann.view)
-        assert view["phase"] == "over"
-        assert {p["seat"]: (p["bot"], p["connected"]) for p in view["players"]} == {0: (False, True), 1: (False, False)}
+        await ann.wait_for(lambda: not ann.view["players"][1]["connected"])
+        assert ann.view["players"][1]["bot"] is False  # bob has left the finished table; his entry stays
+        # Bots call the end early when they may: the stock runs out only without early call.
+        await ann.request(m.Leave)
+        ann.views.clear()
+        await ann.request(m.CreateTable, name="long", settings=m.TableSettings(seats=5, turns=7, stack=100))
+        for _ in range(4):
+            await ann.request(m.AddBot)
+        await ann.request(m.Start)
+        await autoplay(ann, until_round=1, host=True)
+
+        seen: set[str] = set()
+        for client, seat in ((ann, 0), (bob, 1), (sam, None)):
+            for event in client.events:
+                check_event(event, seat)
+                seen.add(event["kind"])
+            for view in client.all_views:
+                check_view(view)
+        assert seen == set(SPEC.events), f"not provoked: {set(SPEC.events) - seen}"
+        assert {"skip", "call", "timeout", "away"} <= done
+        assert len(ann.all_views) > lobby_views and ann.all_views[0]["phase"] == "lobby"
+        phases = {v["phase"] for v in ann.all_views}
+        assert phases == {"lobby", "cut", "play", "showdown", "waiting", "over"}
+        assert any(v["round"] == 2 and not v["players"][1]["in_round"] and v["phase"] == "play"
+                   for v in bob.all_views if v["phase"] != "lobby"), "bob sat round 2 out"
+        assert any(1 in v["to_act"] and v["legal"] and v["players"][1]["away"] and v["deadline_ms"] is None
+                   for v in bob.all_views if v["phase"] != "lobby"), "an away seat still gets its legal"
+
+
+async def test_a_player_who_left_a_running_game_is_not_connected_though_online(connect):
+    async with connect("ann") as ann, connect("bob") as bob:
+        created = await ann.request(m.CreateTable, name="t", settings=m.TableSettings(seats=3))
+        await bob.request(m.Join, table_id=created["table_id"])
+        await ann.request(m.AddBot)
+        await ann.request(m.Start)
+        await bob.request(m.Leave)
+        view = await ann.wait_for(lambda: ann.view["players"][1]["away"] and ann.view)
+        assert (view["players"][1]["connected"], view["players"][1]["bot"]) == (False, False)
+        assert await bob.request(m.Ping) == {}  # still connected, in the lobby
