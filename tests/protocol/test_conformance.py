@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import re
+import sqlite3
 import struct
 from pathlib import Path
 from typing import Any, Awaitable, Callable
@@ -26,7 +27,9 @@ from protocol.framing import FrameDecoder, encode_frame
 from scripted import ScriptedClient, autoplay
 from server import lobby as lobby_module
 from server.limits import BucketsByKey
-from server.lobby import Lobby
+from server.lobby import Lobby, LobbyConfig
+from server.net import GameServer, NetConfig
+from server.store import DB_NAME, Store
 
 SPEC = protocol_spec.load()
 ROOT = Path(__file__).resolve().parents[2]
@@ -149,10 +152,10 @@ def test_the_server_sends_exactly_the_documented_codes_and_bye_reasons():
 
 
 class Env:
-    """What a scenario may use: the server, scripted clients, and pytest's monkeypatch."""
+    """What a scenario may use: the server, scripted clients, pytest's monkeypatch and a directory."""
 
-    def __init__(self, server, connect, monkeypatch) -> None:
-        self.server, self.connect, self.monkeypatch = server, connect, monkeypatch
+    def __init__(self, server, connect, monkeypatch, tmp_path: Path) -> None:
+        self.server, self.connect, self.monkeypatch, self.tmp_path = server, connect, monkeypatch, tmp_path
 
     @property
     def lobby(self) -> Lobby:
@@ -520,6 +523,31 @@ async def _(env: Env) -> None:
         assert [getattr(r, "code", "ok") for r in replies] == ["ok", "ok", "rate_limited"]
 
 
+async def _busy(env: Env) -> None:
+    """A durable server whose database another program holds locked (say, a backup tool)."""
+    server = GameServer(Lobby(LobbyConfig(store=Store.open_dir(env.tmp_path)), "test"), NetConfig())
+    await server.start("127.0.0.1", 0)
+    try:
+        async with ScriptedClient(server.port, "ann") as ann:
+            other = sqlite3.connect(env.tmp_path / DB_NAME, isolation_level=None)
+            other.execute("BEGIN IMMEDIATE")
+            try:
+                assert await failure(ann.request(m.CreateTable, name="t")) == "busy"
+                assert await ann.request(m.Ping) == {}  # what changes nothing is served
+                error, bye = await refused(server.port, hello(name="new"))
+                assert (error["code"], error["id"], bye["reason"]) == ("busy", 1, "busy")
+            finally:
+                other.execute("ROLLBACK")
+                other.close()
+            assert await ann.request(m.CreateTable, name="t")
+    finally:
+        await server.close(grace=1.0)
+
+
+provokes("any", "busy")(_busy)
+provokes("hello", "busy")(_busy)
+
+
 @provokes("any", "internal")
 async def _(env: Env) -> None:
     def broken(lobby, player, msg):
@@ -532,15 +560,15 @@ async def _(env: Env) -> None:
 
 
 DOCUMENTED = sorted({(r, c) for r, codes in SPEC.request_errors.items() for c in codes} |
-                    {("any", "rate_limited"), ("any", "internal")})
+                    {("any", "rate_limited"), ("any", "internal"), ("any", "busy")})
 
 
 @pytest.mark.parametrize("request_type, code", DOCUMENTED)
-async def test_every_documented_error_code_is_what_the_server_answers(server, connect, monkeypatch,
+async def test_every_documented_error_code_is_what_the_server_answers(server, connect, monkeypatch, tmp_path,
                                                                     request_type, code):
     scenario = SCENARIOS.get((request_type, code))
     assert scenario is not None, f"PROTOCOL.md lists {code} for {request_type}: add a scenario that provokes it"
-    await scenario(Env(server, connect, monkeypatch))
+    await scenario(Env(server, connect, monkeypatch, tmp_path))
 
 
 def test_no_scenario_tests_an_undocumented_code():
