@@ -260,6 +260,23 @@ async def _(env: Env) -> None:
         assert await failure(ann.request(m.CreateTable, name="another")) == "already_at_table"
 
 
+async def _holding_a_seat(env: Env, request: str) -> None:
+    """Ann left a running game (her seat is held), with a limit of one such seat."""
+    env.monkeypatch.setattr(lobby_module, "MAX_HELD_SEATS", 1)
+    async with env.connect("ann") as ann, env.connect("bob") as bob:
+        other = await env.table(bob)
+        await env.playing(ann)
+        await ann.request(m.Leave)
+        if request == "create_table":
+            assert await failure(ann.request(m.CreateTable, name="another")) == "too_many_tables"
+        else:
+            assert await failure(ann.request(m.Join, table_id=other)) == "too_many_tables"
+
+
+provokes("create_table", "too_many_tables")(lambda env: _holding_a_seat(env, "create_table"))
+provokes("join", "too_many_tables")(lambda env: _holding_a_seat(env, "join"))
+
+
 @provokes("join", "no_such_table")
 async def _(env: Env) -> None:
     async with env.connect("ann") as ann:
