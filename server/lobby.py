@@ -30,6 +30,7 @@ import asyncio
 import hmac
 import itertools
 import logging
+import math
 import os
 import secrets
 import sqlite3
@@ -41,6 +42,7 @@ from engine.rng import HashRng
 from protocol import messages as m
 
 from .errors import RequestError
+from .limits import Backoff, PeerLog
 from .store import Store, StoreBusy, StoreError, StoreFailed, secret_hash
 from .history import fit
 from .table import BUSY_RETRY, HISTORY_KEEP, Table, TableConfig
@@ -55,6 +57,8 @@ MAX_TABLES = 500
 BUSY_LOG_INTERVAL = 10.0  # s: at most one log line per this while the database stays busy
 BUSY_MESSAGE = "the server's database is busy (another program holds its lock); nothing was done, try again"
 MAX_HELD_SEATS = 3  # running games one player may have left (their seat held) before creating or joining more
+CODE_TRIES_PER_PLAYER = 5  # wrong private codes one player may try freely; then back-off (1 s, doubling, 5 min at most)
+CODE_TRIES_PER_TABLE = 20  # ... and all players together at one table (back-off up to 1 min)
 LIST_BYTES = 56 * 1024  # a table list (push or list_tables result) stays well inside the 64 KiB frame limit
 TABLES_PUSH_INTERVAL = 0.5  # seconds between lobby list pushes (PROTOCOL.md: about two a second)
 
@@ -68,6 +72,7 @@ class PlayerRecord:
     session: "ClientSession | None" = None
     table_id: str | None = None
     rounds: deque[dict[str, Any]] = field(default_factory=lambda: deque(maxlen=HISTORY_KEEP))  # without a store only
+    code_tries: Backoff = field(default_factory=lambda: Backoff(CODE_TRIES_PER_PLAYER, cap=300.0))
 
 
 def fatal_exit(exc: BaseException) -> None:
@@ -112,6 +117,8 @@ class Lobby:
         self._commit_pending = False  # a group commit is scheduled; messages wait for it
         self._closing = False
         self._reaper: asyncio.TimerHandle | None = None
+        self._code_tries: dict[str, Backoff] = {}  # wrong private codes by table id
+        self.peer_log = PeerLog(log)
         self._busy_logged_at = float("-inf")
         if config.seed is not None:
             log.warning("*** a fixed shuffle seed is set (--seed): every deal can be predicted by whoever knows "
@@ -541,14 +548,35 @@ class Lobby:
             raise RequestError(code, "you are not at a table")
         return table
 
-    def _find(self, table_id: str, code: str | None) -> Table:
+    def _find(self, player: PlayerRecord, table_id: str, code: str | None) -> Table:
         table = self.tables.get(table_id)
         if table is None:
             raise RequestError("no_such_table", f"there is no table {table_id!r}")
         if table.private_code is not None:
-            if code is None or not hmac.compare_digest(table.private_code.encode(), code.encode()):
-                raise RequestError("wrong_code", "that table is private: the code is wrong or missing")
+            self._check_code(player, table, code)
         return table
+
+    def _check_code(self, player: PlayerRecord, table: Table, code: str | None) -> None:
+        """A private table's code, with attempts limited per player and per table so
+        codes cannot be guessed by brute force (back-off after a few wrong ones)."""
+        if code is None:
+            raise RequestError("wrong_code", "that table is private: the code is missing")
+        now = asyncio.get_running_loop().time()
+        if len(self._code_tries) > 2 * len(self.tables) + 16:  # forget closed tables
+            self._code_tries = {k: v for k, v in self._code_tries.items() if k in self.tables}
+        table_tries = self._code_tries.setdefault(table.table_id, Backoff(CODE_TRIES_PER_TABLE, cap=60.0))
+        wait = max(player.code_tries.wait(now), table_tries.wait(now))
+        if wait > 0:
+            raise RequestError("too_many_attempts", f"too many wrong codes; try again in {math.ceil(wait)} s")
+        if hmac.compare_digest(table.private_code.encode(), code.encode()):  # type: ignore[union-attr]
+            player.code_tries.failures = 0
+            return
+        player.code_tries.failed(now)
+        table_tries.failed(now)
+        peer = player.session.peer if player.session is not None else "?"
+        self.peer_log.warning(peer, "wrong code for private table %s from player %s (%d in a row; %d at the table)",
+                              table.table_id, player.player_id, player.code_tries.failures, table_tries.failures)
+        raise RequestError("wrong_code", "that table is private: the code is wrong")
 
     def _leave_current(self, player: PlayerRecord) -> None:
         table = self.tables.get(player.table_id) if player.table_id else None
@@ -618,7 +646,7 @@ class Lobby:
         return lambda: HashRng(seed)
 
     def _join(self, player: PlayerRecord, msg: m.Join) -> dict[str, Any]:
-        table = self._find(msg.table_id, msg.private_code)
+        table = self._find(player, msg.table_id, msg.private_code)
         if table.seat_of(player.player_id) is None:
             self._can_sit(player, table.settings)
             self._check_held_seats(player)
@@ -629,7 +657,7 @@ class Lobby:
         return {"table_id": table.table_id, "seat": seat}
 
     def _watch(self, player: PlayerRecord, msg: m.Watch) -> dict[str, Any]:
-        table = self._find(msg.table_id, msg.private_code)
+        table = self._find(player, msg.table_id, msg.private_code)
         if player.table_id != table.table_id:
             self._leave_current(player)
         table.watch(player.player_id)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import secrets
+import string
 import unicodedata
 from typing import Any
 
@@ -20,6 +22,35 @@ from textual.widgets import Button, Checkbox, DataTable, Footer, Input, Label, S
 from ..session import CONNECTED
 from ..messages import SendRequest
 from ..widgets.basics import TooSmall
+
+
+CODE_ALPHABET = "abcdefghjkmnpqrstuvwxyz23456789"  # generated codes: no look-alikes (l 1, o 0, i)
+GENERATED_CODE_LENGTH = 10
+GUESSES_PER_DAY = 24 * 60  # dab-server: about one wrong code a minute per table, once a few have failed
+
+
+def generate_code() -> str:
+    return "".join(secrets.choice(CODE_ALPHABET) for _ in range(GENERATED_CODE_LENGTH))
+
+
+def code_strength(code: str) -> tuple[str, str]:
+    """How hard ``code`` is to guess at the server's limits: a word and a sentence."""
+    if not code:
+        return "none", "No code: anyone may join. ^g generates one."
+    classes = [(string.digits, 10), (string.ascii_lowercase, 26), (string.ascii_uppercase, 26)]
+    size = sum(n for chars, n in classes if any(c in chars for c in code))
+    if any(not c.isascii() or not c.isalnum() for c in code):
+        size += 33
+    combinations = size ** len(code)
+    days = combinations / 2 / GUESSES_PER_DAY
+    word = "weak" if days < 30 else "fair" if days < 3650 else "strong"
+    if days < 1:
+        time = f"{days * 24:.0f} hours" if days * 24 >= 1 else "under an hour"
+    elif days < 3650:
+        time = f"{days:,.0f} days"
+    else:
+        time = "more than ten years"
+    return word, f"Code: {word} (about {time} to guess). ^g generates one."
 
 
 def literal(text: str, style: str = "") -> Text:
@@ -252,7 +283,8 @@ class OnOffBox(Checkbox):
 class CreateTableScreen(ModalScreen[dict[str, Any] | None]):
     """Name, ante, stack, seats, the house rules and an optional private code."""
 
-    BINDINGS = [Binding("escape", "cancel", "Cancel"), Binding("ctrl+s", "create", "Create")]
+    BINDINGS = [Binding("escape", "cancel", "Cancel"), Binding("ctrl+s", "create", "Create"),
+                Binding("ctrl+g", "generate", "Generate a code")]
 
     def __init__(self, player_name: str) -> None:
         super().__init__()
@@ -278,6 +310,7 @@ class CreateTableScreen(ModalScreen[dict[str, Any] | None]):
             yield OnOffBox("Seven turns instead of six", id="seven", compact=True)
             yield OnOffBox("Early call (end drawing with this orbit)", id="early", compact=True)
             yield OnOffBox("No take-back (may skip instead)", id="ntb", compact=True)
+            yield Static(code_strength("")[1], id="code-strength", markup=False)
             yield Static(id="create-error", markup=False)
             with Horizontal(classes="buttons"):
                 yield Button("Create", id="ok", variant="primary", compact=True)
@@ -316,6 +349,15 @@ class CreateTableScreen(ModalScreen[dict[str, Any] | None]):
 
     def action_cancel(self) -> None:
         self.dismiss(None)
+
+    def action_generate(self) -> None:
+        self.query_one("#code", Input).value = generate_code()
+
+    @on(Input.Changed, "#code")
+    def _code_changed(self, event: Input.Changed) -> None:
+        word, text = code_strength(event.value.strip())
+        style = {"weak": "bold #ff5f5f", "fair": "#ffd75f", "strong": "#87d787"}.get(word, "dim")
+        self.query_one("#code-strength", Static).update(Content.styled(text, style))
 
     @on(Input.Submitted)
     def _submitted(self) -> None:

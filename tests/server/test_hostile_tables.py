@@ -11,7 +11,9 @@ from client.link import RequestFailed
 from engine.game import OVER
 from protocol import messages as m
 from protocol.framing import MAX_FRAME_SIZE
-from server.lobby import MAX_HELD_SEATS, Lobby, LobbyConfig, PlayerRecord
+from server.lobby import (
+    CODE_TRIES_PER_PLAYER, CODE_TRIES_PER_TABLE, MAX_HELD_SEATS, Lobby, LobbyConfig, PlayerRecord,
+)
 from server.table import CHIP_HISTORY_ROWS
 
 from test_durability import durable  # noqa: F401 - the fixture
@@ -123,3 +125,38 @@ def connect_to(server, name: str, token: str | None = None):
     from scripted import ScriptedClient
 
     return ScriptedClient(server.port, name, token)
+
+
+async def test_private_codes_cannot_be_brute_forced(server, connect, caplog):
+    caplog.set_level(logging.WARNING, logger="server.lobby")
+    async with connect("host") as host, connect("mallory") as mallory:
+        created = await host.request(m.CreateTable, name="secret", settings=m.TableSettings(), private_code="1234")
+        table_id = created["table_id"]
+
+        async def attempt(client, code):
+            try:
+                await client.request(m.Join, table_id=table_id, private_code=code)
+            except RequestFailed as exc:
+                return exc.code
+            return "ok"
+
+        codes = [await attempt(mallory, f"{guess:04}") for guess in range(10)]
+        assert codes[:CODE_TRIES_PER_PLAYER + 1] == ["wrong_code"] * (CODE_TRIES_PER_PLAYER + 1)
+        assert set(codes[CODE_TRIES_PER_PLAYER + 1:]) == {"too_many_attempts"}
+        assert await attempt(mallory, "1234") == "too_many_attempts"  # not even the right one, for now
+        # Many identities share the table's allowance.
+        wrong = CODE_TRIES_PER_PLAYER + 1
+        helpers = []
+        while wrong <= CODE_TRIES_PER_TABLE:
+            helper = connect(f"sybil{len(helpers)}")
+            await helper.__aenter__()
+            helpers.append(helper)
+            for _ in range(min(CODE_TRIES_PER_PLAYER, CODE_TRIES_PER_TABLE + 1 - wrong)):
+                assert await attempt(helper, "0000") == "wrong_code"
+                wrong += 1
+        async with connect("friend") as friend:
+            assert await attempt(friend, "1234") == "too_many_attempts"
+        for helper in helpers:
+            await helper.__aexit__(None, None, None)
+    lines = [r.getMessage() for r in caplog.records if "wrong code" in r.getMessage()]
+    assert lines and all(line.startswith("127.0.0.1:") for line in lines)
