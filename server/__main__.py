@@ -16,6 +16,7 @@ import asyncio
 import json
 import logging
 import signal
+import sqlite3
 import sys
 
 from protocol.messages import DEFAULT_PORT
@@ -159,6 +160,7 @@ async def serve(args: argparse.Namespace, store: Store | None = None) -> int:
 
 
 def export(argv: list[str]) -> int:
+    """The ``export`` command: any problem is one clear line on stderr and exit code 2, never a traceback."""
     args = build_export_parser().parse_args(argv)
     try:
         store = Store.open_dir(data_dir(args), lock=False, migrate=False, create=False)
@@ -167,20 +169,24 @@ def export(argv: list[str]) -> int:
         return 2
     for warning in store.warnings:
         print(f"dab-server export: warning: {warning}", file=sys.stderr)
+    from .export import DamagedHistory, history_text
+
     try:
         history = store.export(args.table)
-    except StoreError as exc:
+        text = json.dumps(history, indent=1) if args.format == "json" else history_text(history)
+    except (StoreError, DamagedHistory) as exc:
         print(f"dab-server export: error: {exc}", file=sys.stderr)
+        return 2
+    except sqlite3.DatabaseError as exc:
+        print(f"dab-server export: error: {store.path} is damaged ({exc}); restore it from a backup", file=sys.stderr)
+        return 2
+    except Exception as exc:  # damage nothing above foresaw: still one line, never a traceback
+        print(f"dab-server export: error: the stored history of {store.path} cannot be read "
+              f"({type(exc).__name__}: {exc}); restore it from a backup", file=sys.stderr)
         return 2
     finally:
         store.close()
-    if args.format == "json":
-        json.dump(history, sys.stdout, indent=1)
-        sys.stdout.write("\n")
-    else:
-        from .export import history_text
-
-        sys.stdout.write(history_text(history))
+    sys.stdout.write(text if args.format == "text" else text + "\n")
     return 0
 
 

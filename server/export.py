@@ -9,11 +9,23 @@ from __future__ import annotations
 
 from typing import Any
 
+# What damaged stored data can raise while it is laid out (the store checks the shape, not every event).
+_DAMAGE = (KeyError, IndexError, TypeError, ValueError, AttributeError)
+
+
+class DamagedHistory(ValueError):
+    """A stored table or round cannot be laid out; the message names it."""
+
 
 def history_text(history: dict[str, Any]) -> str:
     lines: list[str] = []
     for table in history["tables"]:
-        lines += _table(table)
+        try:
+            lines += _table(table)
+        except _DAMAGE as exc:
+            if isinstance(exc, DamagedHistory):
+                raise
+            raise DamagedHistory(f"table {table.get('table_id')}: the stored game is damaged ({exc!r})") from None
     if not lines:
         lines.append("No games yet.")
     return "\n".join(lines) + "\n"
@@ -28,7 +40,11 @@ def _table(table: dict[str, Any]) -> list[str]:
         lines.append("Players: " + ", ".join(f"{name} (seat {seat}, brought {stack})"
                                              for seat, name, stack in table["initial_players"]))
     for entry in table["rounds"]:
-        lines += [""] + _round(entry)
+        try:
+            lines += [""] + _round(entry)
+        except _DAMAGE as exc:
+            raise DamagedHistory(f"table {table['table_id']}, round {entry.get('round')}: the stored round is "
+                                 f"damaged ({exc!r}); restore the database from a backup") from None
     if table["final_stacks"] is not None:
         names = {seat: name for seat, name, _ in table["initial_players"]}
         lines += ["", "Final stacks: " + ", ".join(

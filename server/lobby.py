@@ -126,7 +126,7 @@ class Lobby:
         if self.store is not None:
             try:
                 self._restore()
-            except sqlite3.DatabaseError as exc:
+            except (sqlite3.DatabaseError, UnicodeDecodeError) as exc:
                 raise StoreError(f"{self.store.path} cannot be read ({exc}); restore it from a backup") from None
         self._sweeper = asyncio.get_running_loop().call_later(self._sweep_period(), self._sweep)
 
@@ -233,6 +233,7 @@ class Lobby:
         problems = store.audit()
         if problems:
             raise StoreError("the chip accounts do not balance (damaged or edited database): " + "; ".join(problems[:3]))
+        store.check_rounds()
         for row in store.load_players():
             self.players[row.player_id] = PlayerRecord(row.player_id, row.name, row.secret_sha256, row.balance)
         tables = store.load_tables()

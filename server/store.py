@@ -295,7 +295,7 @@ class Store:
             raise _open_error(self.path, exc) from None
         try:
             self._open(migrate)
-        except sqlite3.DatabaseError as exc:
+        except (sqlite3.DatabaseError, UnicodeDecodeError) as exc:  # damaged text decodes to neither
             self.conn.close()
             raise _open_error(self.path, exc) from None
         except StoreError:
@@ -713,7 +713,11 @@ class Store:
         )):
             if seq != expected:
                 raise StoreError(f"{self.path}: the action log of table {table_id} has a gap at {expected}")
-            log.append((seat, json.loads(action)))
+            try:
+                log.append((seat, json.loads(action)))
+            except ValueError as exc:
+                raise StoreError(f"{self.path}: table {table_id}, action {seq}: the stored action is damaged "
+                                 f"({exc}); restore the database from a backup") from None
         return log
 
     # ------------------------------------------------------------ history
@@ -721,16 +725,18 @@ class Store:
     def rounds(self, table_id: str, limit: int) -> list[dict[str, Any]]:
         """The last ``limit`` finished rounds of a table, oldest first."""
         rows = self.conn.execute(
-            "SELECT record FROM rounds WHERE table_id = ? ORDER BY round_no DESC LIMIT ?", (table_id, limit)
+            "SELECT table_id, round_no, CAST(record AS BLOB) FROM rounds WHERE table_id = ? "
+            "ORDER BY round_no DESC LIMIT ?", (table_id, limit)
         ).fetchall()
-        return [json.loads(r[0]) for r in reversed(rows)]
+        return [self._round(tid, number, "record", raw) for tid, number, raw in reversed(rows)]
 
     def public_rounds(self, table_id: str, limit: int) -> Iterator[dict[str, Any]]:
         """What players may see of a table's last ``limit`` finished rounds, newest first, read lazily."""
-        for (public,) in self.conn.execute(
-            "SELECT public FROM rounds WHERE table_id = ? ORDER BY round_no DESC LIMIT ?", (table_id, limit)
+        for tid, number, raw in self.conn.execute(
+            "SELECT table_id, round_no, CAST(public AS BLOB) FROM rounds WHERE table_id = ? "
+            "ORDER BY round_no DESC LIMIT ?", (table_id, limit)
         ):
-            yield json.loads(public)
+            yield self._round(tid, number, "public", raw)
 
     def player_rounds(self, player_id: str, limit: int) -> Iterator[dict[str, Any]]:
         """The same of the last ``limit`` rounds at tables where the player bought in, newest first.
@@ -738,13 +744,41 @@ class Store:
         Ordered by ``seq``, the order in which rounds finished here, never by
         their wall-clock times.
         """
-        for (public,) in self.conn.execute(
-            "SELECT public FROM rounds WHERE table_id IN "
+        for tid, number, raw in self.conn.execute(
+            "SELECT table_id, round_no, CAST(public AS BLOB) FROM rounds WHERE table_id IN "
             "(SELECT table_id FROM ledger WHERE player_id = ? AND kind = 'buy_in') "
             "ORDER BY seq DESC LIMIT ?",
             (player_id, limit),
         ):
-            yield json.loads(public)
+            yield self._round(tid, number, "public", raw)
+
+    def check_rounds(self) -> None:
+        """Every stored round reads back as what the server and ``export`` rely on (raises :class:`StoreError`).
+
+        SQLite has no page checksums: damage inside a round's text passes
+        ``quick_check``, so the start-up reads each round once.
+        """
+        for tid, number, record, public in self.conn.execute(
+            "SELECT table_id, round_no, CAST(record AS BLOB), CAST(public AS BLOB) FROM rounds"
+        ):
+            self._round(tid, number, "record", record)
+            self._round(tid, number, "public", public)
+
+    def _round(self, table_id: str, round_no: int, column: str, raw: bytes | None) -> dict[str, Any]:
+        """One stored round (``column``: the full ``record`` or its ``public`` form), checked."""
+        try:
+            value = json.loads(raw.decode("utf-8")) if isinstance(raw, bytes) else None
+            if not isinstance(value, dict):
+                raise ValueError("not a JSON object")
+            if value.get("table_id") != table_id or value.get("round") != round_no:
+                raise ValueError("its table or round number is not where it is stored")
+            for key, kind in _ROUND_SHAPE[column]:
+                if not isinstance(value.get(key), kind):
+                    raise ValueError(f"{key!r} is missing or not a {kind.__name__}")
+        except (UnicodeDecodeError, ValueError) as exc:
+            raise StoreError(f"{self.path}: table {table_id}, round {round_no}: the stored round ({column}) is "
+                             f"damaged ({exc}); restore the database from a backup") from None
+        return value
 
     def export(self, table_id: str | None = None) -> dict[str, Any]:
         """Finished rounds, and for finished games everything needed to replay them.
@@ -760,11 +794,16 @@ class Store:
         ).fetchall()
         if table_id and not rows:
             raise StoreError(f"there is no table {table_id!r} in {self.path}")
-        tables = []
-        for (tid, name, settings, state, rng, players, game_settings, engine, started, finished, pot,
-             stacks) in rows:
-            over = finished is not None and rng is not None
-            entry: dict[str, Any] = {
+        return {"format": "down-and-back-history", "version": 1, "tables": [self._export_table(*row) for row in rows]}
+
+    def _export_table(
+        self, tid: str, name: str, settings: str, state: str, rng: str | None, players: str | None,
+        game_settings: str | None, engine: str | None, started: float | None, finished: float | None,
+        pot: int | None, stacks: str | None,
+    ) -> dict[str, Any]:
+        over = finished is not None and rng is not None
+        try:
+            return {
                 "table_id": tid, "name": name, "settings": json.loads(settings), "state": state,
                 "started_at": started, "finished_at": finished, "engine": engine,
                 "game_settings": json.loads(game_settings) if game_settings else None,
@@ -774,8 +813,9 @@ class Store:
                 "final_stacks": json.loads(stacks) if over and stacks else None,
                 "rounds": self.rounds(tid, 1 << 30),
             }
-            tables.append(entry)
-        return {"format": "down-and-back-history", "version": 1, "tables": tables}
+        except (TypeError, ValueError) as exc:
+            raise StoreError(f"{self.path}: table {tid}: the stored game is damaged ({exc}); "
+                             "restore the database from a backup") from None
 
     # ------------------------------------------------------------ audit
 
@@ -805,6 +845,12 @@ class Store:
 
 # ----------------------------------------------------------------- helpers
 
+# What a stored round must hold for the server (history, restores) and export to read it: (key, type).
+_ROUND_SHAPE: dict[str, tuple[tuple[str, type], ...]] = {
+    "record": (("seats", list), ("names", dict), ("log", list), ("actions", list), ("stacks", dict), ("pot", int)),
+    "public": (("players", list), ("stacks", dict), ("pot", int)),
+}
+
 _SQLITE_MAGIC = b"SQLite format 3\x00"
 
 
@@ -826,7 +872,7 @@ def _check_header(path: str) -> None:
         )
 
 
-def _open_error(path: str, exc: sqlite3.Error) -> StoreError:
+def _open_error(path: str, exc: sqlite3.Error | UnicodeDecodeError) -> StoreError:
     """What SQLite's refusal to open ``path`` means, said truthfully."""
     code = getattr(exc, "sqlite_errorcode", None) or 0
     directory = os.path.dirname(path) or "."

@@ -5,25 +5,34 @@
   restart restores everything (``test_a_busy_database_answers_busy_and_changes_nothing``);
 * a write failing inside a request (not at the commit): nothing of it is sent,
   nothing later is committed, the server stops, and the restart restores the
-  last commit with no gap (``test_a_write_failing_inside_a_request_leaves_no_gap``).
+  last commit with no gap (``test_a_write_failing_inside_a_request_leaves_no_gap``);
+* a damaged stored round is named by the start-up (which refuses) and by
+  ``export`` (``test_a_damaged_round_is_named_at_start_and_by_export``); 60
+  random 16-byte overwrites never get a traceback from either
+  (``test_random_damage_never_gets_a_traceback``).
 """
 
 from __future__ import annotations
 
 import asyncio
+import random
 import sqlite3
 from contextlib import AsyncExitStack
+from pathlib import Path
 
 import pytest
 
 from client.link import RequestFailed
 from engine.bots import baseline_action
 from protocol import messages as m
-from scripted import ScriptedClient
+from scripted import ScriptedClient, autoplay
+from server.__main__ import main as cli_main
 from server.lobby import Lobby, LobbyConfig
 from server.net import GameServer
-from server.store import DB_NAME, Store
+from server.store import DB_NAME, Store, StoreError
 from server.table import TableConfig
+
+from durability_helpers import refused
 
 
 @pytest.fixture
@@ -147,3 +156,69 @@ async def test_a_write_failing_inside_a_request_leaves_no_gap(durable, group_com
     history = server.lobby.tables[tid].game.history
     for seat, action, seq in acked:
         assert history[seq] == (seat, action)
+
+
+# ----------------------------------------------------------------- damaged stored rounds
+
+
+@pytest.fixture
+async def played(tmp_path, table_config, net_config) -> Path:
+    """A data directory holding one finished game (ann and a bot, a few rounds) and one closed waiting table."""
+    data = tmp_path / "played"
+    lobby = Lobby(LobbyConfig(table=table_config, seed=b"damage", store=Store.open_dir(data)), "dab-server test")
+    server = GameServer(lobby, net_config)
+    await server.start("127.0.0.1", 0)
+    async with ScriptedClient(server.port, "ann") as ann:
+        await ann.request(m.CreateTable, name="t", settings=m.TableSettings(seats=2, stack=100))
+        await ann.request(m.AddBot)
+        await ann.request(m.Start)
+        await asyncio.wait_for(autoplay(ann, 3, host=True), 30)
+        await ann.request(m.Leave)
+    await server.close(grace=1.0)
+    return data
+
+
+def export(data: Path, capsys, *flags: str) -> tuple[int, str, str]:
+    code = cli_main(["export", "--data-dir", str(data), *flags])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+async def test_a_damaged_round_is_named_at_start_and_by_export(played, capsys):
+    conn = sqlite3.connect(played / DB_NAME)
+    conn.execute("UPDATE rounds SET record = substr(record, 1, 60) WHERE round_no = 2")
+    conn.commit()
+    conn.close()
+    refused(played, "table t1, round 2", "damaged", "restore the database from a backup")
+    for flags in ((), ("--format", "json")):
+        code, out, err = export(played, capsys, *flags)
+        assert code == 2 and "table t1, round 2" in err and "damaged" in err and "Traceback" not in err, err
+
+
+async def test_random_damage_never_gets_a_traceback(played, tmp_path, capsys, table_config):
+    """Overwrite 16 random bytes, 60 times: start-up refuses with a clear message or the server
+    starts, and export then answers with the history or one clear error line."""
+    original = (played / DB_NAME).read_bytes()
+    rng = random.Random(16)
+    outcomes = {"refused": 0, "started": 0, "exported": 0}
+    for attempt in range(60):
+        data = tmp_path / f"damaged{attempt}"
+        data.mkdir(mode=0o700)
+        damaged = bytearray(original)
+        at = rng.randrange(len(damaged) - 16)
+        damaged[at:at + 16] = rng.randbytes(16)
+        (data / DB_NAME).write_bytes(bytes(damaged))
+        try:
+            lobby = Lobby(LobbyConfig(table=table_config, store=Store.open_dir(data)), "dab-server test")
+        except StoreError as exc:
+            assert str(exc) and "Traceback" not in str(exc)
+            outcomes["refused"] += 1
+            continue
+        lobby.close()
+        outcomes["started"] += 1
+        for flags in ((), ("--format", "json")):
+            code, out, err = export(data, capsys, *flags)
+            assert code in (0, 2) and "Traceback" not in err, err
+            assert code == 0 or err.startswith("dab-server export: error: "), err
+            outcomes["exported"] += code == 0
+    assert outcomes["refused"] and outcomes["started"], outcomes
