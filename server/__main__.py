@@ -2,6 +2,7 @@
 
     dab-server [--data-dir DIR] [options]          serve (state kept in DIR)
     dab-server export [--data-dir DIR] [--table ID] [--format json|text]
+    dab-server grant [--data-dir DIR] PLAYER CHIPS  (server stopped)
 
 The server keeps players, balances, tables and every action in an SQLite
 database in the data directory (default: the platform's user data directory),
@@ -28,6 +29,16 @@ from .store import DB_NAME, Store, StoreError
 from .table import TableConfig
 
 log = logging.getLogger("dab-server")
+
+
+def at_least(kind, low):
+    def parse(text: str):
+        value = kind(text)
+        if value < low:
+            raise argparse.ArgumentTypeError(f"must be at least {low}, got {text}")
+        return value
+
+    return parse
 
 
 def positive(kind):
@@ -81,8 +92,9 @@ def build_parser() -> argparse.ArgumentParser:
                         "lost when the server stops (testing only)")
     parser.add_argument("--no-group-commit", action="store_true", help="commit each request on its own "
                         "instead of once per event-loop iteration (slower under load; for measurements)")
-    parser.add_argument("--starting-balance", type=positive(int), default=10_000, metavar="CHIPS",
-                        help="chips a new player starts with (default 10000)")
+    parser.add_argument("--starting-balance", type=at_least(int, 0), default=10_000, metavar="CHIPS",
+                        help="chips a new player starts with (default 10000). They are free to anyone who connects "
+                        "without a token; use 0, and dab-server grant, if chips should mean something")
     parser.add_argument("--seed", default=None, help="fixed shuffle seed (testing and replays only)")
     parser.add_argument("--log-level", default="INFO", choices=["DEBUG", "INFO", "WARNING", "ERROR"])
     parser.add_argument("--version", action="version", version=f"dab-server {__version__}")
@@ -159,6 +171,43 @@ async def serve(args: argparse.Namespace, store: Store | None = None) -> int:
     return 0
 
 
+def build_grant_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="dab-server grant",
+        description="Give a player chips (added to their balance, with a ledger row). Run it while the server "
+        "is stopped: the running server holds the balances.",
+    )
+    parser.add_argument("--data-dir", default=None, help="the server's data directory (default: the platform's "
+                        "user data directory)")
+    parser.add_argument("player", help="the player's id (the part of their token before the first _), or a name "
+                        "only one player has")
+    parser.add_argument("chips", type=positive(int))
+    return parser
+
+
+def grant(argv: list[str]) -> int:
+    args = build_grant_parser().parse_args(argv)
+    try:
+        store = Store.open_dir(data_dir(args), create=False)
+    except StoreError as exc:
+        print(f"dab-server grant: error: {exc}", file=sys.stderr)
+        return 2
+    try:
+        players = store.load_players()
+        found = [p for p in players if p.player_id == args.player] or [p for p in players if p.name == args.player]
+        if len(found) != 1:
+            why = "no player has that id or name" if not found else f"{len(found)} players have that name: use an id"
+            print(f"dab-server grant: error: {why}", file=sys.stderr)
+            return 2
+        (player,) = found
+        store.grant(player.player_id, args.chips)
+        store.commit()
+    finally:
+        store.close()
+    print(f"{player.name} ({player.player_id}): {player.balance + args.chips} chips")
+    return 0
+
+
 def export(argv: list[str]) -> int:
     """The ``export`` command: any problem is one clear line on stderr and exit code 2, never a traceback."""
     args = build_export_parser().parse_args(argv)
@@ -201,6 +250,8 @@ def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     if argv[:1] == ["export"]:
         return export(argv[1:])
+    if argv[:1] == ["grant"]:
+        return grant(argv[1:])
     args = build_parser().parse_args(argv)
     for sig in (signal.SIGINT, signal.SIGTERM):  # until the event loop takes over: noted, then a clean exit 0
         signal.signal(sig, _note_stop)

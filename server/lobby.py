@@ -73,6 +73,8 @@ class PlayerRecord:
     table_id: str | None = None
     rounds: deque[dict[str, Any]] = field(default_factory=lambda: deque(maxlen=HISTORY_KEEP))  # without a store only
     code_tries: Backoff = field(default_factory=lambda: Backoff(CODE_TRIES_PER_PLAYER, cap=300.0))
+    played: bool = False  # has bought in at a game (or been granted chips by the operator): never pruned
+    last_seen: float = 0.0  # loop time of the last hello, disconnect or restore
 
 
 def fatal_exit(exc: BaseException) -> None:
@@ -92,6 +94,7 @@ class LobbyConfig:
     starting_balance: int = 10_000  # chips granted to a new player
     restore_grace: float = 120.0  # after a restart: how long seats at tables not playing wait for their players
     empty_grace: float = 30.0  # a table with no human seated and nobody watching is closed after this
+    unplayed_ttl: float = 24 * 3600.0  # a player who never played is forgotten this long after last seen
     absent_grace: float = 600.0  # a table whose seated humans are all disconnected is closed after this
     on_fatal: Callable[[BaseException], None] = fatal_exit
     group_commit: bool = True  # one fsync per event-loop iteration instead of one per request
@@ -129,6 +132,7 @@ class Lobby:
             except (sqlite3.DatabaseError, UnicodeDecodeError) as exc:
                 raise StoreError(f"{self.store.path} cannot be read ({exc}); restore it from a backup") from None
         self._sweeper = asyncio.get_running_loop().call_later(self._sweep_period(), self._sweep)
+        self._pruner = asyncio.get_running_loop().call_later(self._prune_period(), self._prune)
 
     @property
     def fixed_seed(self) -> bool:
@@ -234,8 +238,10 @@ class Lobby:
         if problems:
             raise StoreError("the chip accounts do not balance (damaged or edited database): " + "; ".join(problems[:3]))
         store.check_rounds()
+        now = asyncio.get_running_loop().time()
         for row in store.load_players():
-            self.players[row.player_id] = PlayerRecord(row.player_id, row.name, row.secret_sha256, row.balance)
+            self.players[row.player_id] = PlayerRecord(row.player_id, row.name, row.secret_sha256, row.balance,
+                                                       played=row.played, last_seen=now)
         tables = store.load_tables()
         for row in tables:
             table = Table.restore(row, self, self.config.table, self._rng_for(row.table_no), store)
@@ -312,6 +318,28 @@ class Lobby:
                 for table in due:
                     self._close_unattended(table)
 
+    def _prune_period(self) -> float:
+        return max(0.05, min(60.0, self.config.unplayed_ttl / 4))
+
+    def _prune(self) -> None:
+        """Forget players who never played and have been away ``unplayed_ttl``: a
+        tokenless hello costs the server nothing for long (their chips were free)."""
+        loop = asyncio.get_running_loop()
+        self._pruner = loop.call_later(self._prune_period(), self._prune)
+        cutoff = loop.time() - self.config.unplayed_ttl
+        gone = [p.player_id for p in self.players.values()
+                if not p.played and p.session is None and p.table_id is None and p.last_seen <= cutoff]
+        if not gone:
+            return
+        with self.atomic():
+            if not self.reserve():
+                return  # the database is busy: the next round tries again
+            for player_id in gone:
+                del self.players[player_id]
+            if self.store is not None:
+                self.store.remove_players(gone)
+        log.info("forgot %d players who never played", len(gone))
+
     def _close_unattended(self, table: Table) -> None:
         log.info("table %s: nobody has been at it for a while (%s); closing it",
                  table.table_id, "no human seated" if table.is_empty() else "its players are away")
@@ -338,6 +366,7 @@ class Lobby:
                 player = self.players[player_id]
                 assert player.balance + sign * amount >= 0, (player_id, kind, amount)
                 player.balance += sign * amount
+                player.played = True
         if self.store is not None:
             self.store.move_chips(table.table_id, kind, moves)
 
@@ -475,6 +504,7 @@ class Lobby:
         if player is None or player.session is not session:
             return
         player.session = None
+        player.last_seen = asyncio.get_running_loop().time()
         self._disconnect(player)
 
     def _disconnect(self, player: PlayerRecord) -> None:
@@ -726,6 +756,7 @@ class Lobby:
         if self._reaper is not None:
             self._reaper.cancel()
         self._sweeper.cancel()
+        self._pruner.cancel()
         for table in self.tables.values():
             table.close()
         if self.store is not None:

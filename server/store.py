@@ -255,6 +255,7 @@ class PlayerRow:
     name: str
     secret_sha256: bytes
     balance: int
+    played: bool = False  # chips moved since the first grant: a buy-in, or a grant by the operator
 
 
 # ----------------------------------------------------------------- the store
@@ -575,8 +576,23 @@ class Store:
         )
 
     def load_players(self) -> list[PlayerRow]:
-        rows = self.conn.execute("SELECT player_id, name, secret_sha256, balance FROM players")
-        return [PlayerRow(*row) for row in rows]
+        rows = self.conn.execute(
+            "SELECT player_id, name, secret_sha256, balance, "
+            "(SELECT count(*) FROM ledger l WHERE l.player_id = p.player_id) > 1 FROM players p"
+        )
+        return [PlayerRow(*row[:4], bool(row[4])) for row in rows]
+
+    def remove_players(self, player_ids: Iterable[str]) -> None:
+        """Forget players who never played: their one ledger row (the first grant) goes with them."""
+        ids = [(player_id,) for player_id in player_ids]
+        self._write_many("DELETE FROM ledger WHERE player_id = ? AND kind = 'grant'", ids)
+        self._write_many("DELETE FROM players WHERE player_id = ?", ids)
+
+    def grant(self, player_id: str, amount: int) -> None:
+        """Chips from the operator (``dab-server grant``): added to the balance, with a ledger row."""
+        self._write("UPDATE players SET balance = balance + ? WHERE player_id = ?", (amount, player_id))
+        self._write("INSERT INTO ledger (at, player_id, kind, amount) VALUES (?, ?, 'grant', ?)",
+                    (time.time(), player_id, amount))
 
     def move_chips(self, table_id: str, kind: str, moves: Iterable[tuple[int, str | None, int]]) -> None:
         """Buy-ins (balance -> table) or cash-outs (table -> balance), with ledger rows."""

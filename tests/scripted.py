@@ -102,3 +102,9 @@ async def autoplay(client, until_round: int, host: bool = False) -> None:
         # The view this decision came from is out of date either way; its
         # successor may arrive after the reply, so wait for it.
         await client.wait_for(lambda: client.view is not view)
+
+
+async def until(predicate: Callable[[], Any]) -> None:
+    """Poll a server-side condition that no client is pushed about (wrap it in a timeout)."""
+    while not predicate():
+        await asyncio.sleep(0.02)

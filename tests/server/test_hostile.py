@@ -13,7 +13,7 @@ from protocol import messages as m
 from protocol.framing import encode_frame
 from server.limits import BucketsByKey
 
-from scripted import autoplay
+from scripted import autoplay, until
 from test_robustness import hello_frame, raw_client, read_all
 
 
@@ -61,7 +61,7 @@ async def test_connections_per_address_are_limited_and_refusals_logged_sparingly
     lines = [r.getMessage() for r in caplog.records if r.name == "server.net"]
     assert 1 <= len(lines) <= 21 and all(line.startswith("127.0.0.1:") for line in lines), lines
     clients[0][1].close()
-    await asyncio.wait_for(_until(lambda: server.per_address.get("127.0.0.1") == 2), 5)
+    await asyncio.wait_for(until(lambda: server.per_address.get("127.0.0.1") == 2), 5)
     reader, writer = await greeted(server.port, "again")
     assert isinstance(await m_read(reader), m.Welcome)
     for _, w in clients[1:] + [(reader, writer)]:
@@ -151,8 +151,3 @@ async def m_read(reader: asyncio.StreamReader) -> m.Message:
     header = await asyncio.wait_for(reader.readexactly(4), 10)
     body = await asyncio.wait_for(reader.readexactly(int.from_bytes(header, "big")), 10)
     return m.decode(header + body)
-
-
-async def _until(predicate) -> None:
-    while not predicate():
-        await asyncio.sleep(0.01)

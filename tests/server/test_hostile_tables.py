@@ -3,19 +3,24 @@ attends close, seats left behind are limited, lists and views fit one frame."""
 
 from __future__ import annotations
 
+import asyncio
 import logging
+import subprocess
+import sys
 
 import pytest
 
-from client.link import RequestFailed
+from client.link import LinkError, RequestFailed
 from engine.game import OVER
 from protocol import messages as m
 from protocol.framing import MAX_FRAME_SIZE
 from server.lobby import (
     CODE_TRIES_PER_PLAYER, CODE_TRIES_PER_TABLE, MAX_HELD_SEATS, Lobby, LobbyConfig, PlayerRecord,
 )
+from server.store import Store, secret_hash
 from server.table import CHIP_HISTORY_ROWS
 
+from scripted import until
 from test_durability import durable  # noqa: F401 - the fixture
 
 
@@ -160,3 +165,49 @@ async def test_private_codes_cannot_be_brute_forced(server, connect, caplog):
             await helper.__aexit__(None, None, None)
     lines = [r.getMessage() for r in caplog.records if "wrong code" in r.getMessage()]
     assert lines and all(line.startswith("127.0.0.1:") for line in lines)
+
+
+async def test_players_who_never_played_are_forgotten(durable):  # noqa: F811
+    server = await durable(unplayed_ttl=0.3)
+    async with connect_to(server, "visitor") as visitor, connect_to(server, "player") as player:
+        visitor_id, visitor_token = visitor.link.welcome.player_id, visitor.link.token
+        player_id = player.link.welcome.player_id
+        created = await player.request(m.CreateTable, name="once", settings=m.TableSettings(seats=2, stack=10))
+        await player.request(m.AddBot)
+        await player.request(m.Start)
+        await player.request(m.EndGame)
+        await player.request(m.Leave)
+        assert created
+    lobby = server.lobby
+    await asyncio.wait_for(until(lambda: visitor_id not in lobby.players), 10)
+    assert player_id in lobby.players
+    assert [row.player_id for row in lobby.store.load_players()] == [player_id]
+    assert lobby.store.audit() == []
+    with pytest.raises(LinkError) as info:
+        async with connect_to(server, "visitor", visitor_token):
+            pass
+    assert info.value.code == "bad_token"
+
+
+def test_the_operator_can_start_players_at_zero_and_grant_chips(tmp_path):
+    from server.__main__ import build_parser
+
+    assert build_parser().parse_args(["--starting-balance", "0"]).starting_balance == 0
+    store = Store.open_dir(tmp_path)
+    store.add_player("a1b2", "ann", secret_hash("s"), 0)
+    store.commit()
+    store.close()
+    done = subprocess.run([sys.executable, "-m", "server", "grant", "--data-dir", str(tmp_path), "ann", "500"],
+                          capture_output=True, text=True, timeout=30)
+    assert done.returncode == 0, done.stderr
+    assert "500 chips" in done.stdout
+    store = Store.open_dir(tmp_path)
+    try:
+        (row,) = store.load_players()
+        assert row.balance == 500 and row.played  # granted players are never pruned
+        assert store.audit() == []
+    finally:
+        store.close()
+    refused = subprocess.run([sys.executable, "-m", "server", "grant", "--data-dir", str(tmp_path), "bob", "5"],
+                             capture_output=True, text=True, timeout=30)
+    assert refused.returncode == 2 and "no player" in refused.stderr
