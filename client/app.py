@@ -280,6 +280,9 @@ class DabApp(App[None]):
             else:
                 result = await self.session.request(getattr(m, kind), **fields)
         except RequestFailed as exc:
+            if kind == "Join" and exc.code in ("game_running", "table_full"):
+                self._watch_instead(exc.code, fields)
+                return
             self.notify(exc.message, title="Not possible", severity="warning")
             self._rejected(kind, exc.code, exc.message)
             return
@@ -304,6 +307,17 @@ class DabApp(App[None]):
             self.table_settings[result["table_id"]] = {"ante": 10, "stack": 1000, "turns": 6, **wire}
             if self.table_screen is not None and self.table_screen.view is not None:
                 self.table_screen.view = self.table_screen.view  # show the settings
+
+    def _watch_instead(self, code: str, fields: dict[str, Any]) -> None:
+        """A join the server refused for want of a seat: say why, and watch the table instead.
+
+        The lobby always asks to join (the server returns a player to a seat
+        held for them in a running game), so only a real refusal lands here.
+        """
+        why = ("Its game has started and seats are fixed until the game ends" if code == "game_running"
+               else "Every seat is taken")
+        self.notify(f"{why}: watching it instead.", title="No seat for you", timeout=6)
+        self._send("Watch", {k: v for k, v in fields.items() if k in ("table_id", "private_code")})
 
     def _remember_tables(self, tables: list[dict[str, Any]]) -> None:
         self.tables = tables

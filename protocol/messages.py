@@ -113,6 +113,9 @@ DEFAULT_PORT = 7777
 """The server's default TCP port."""
 MAX_REQUEST_ID = 2**32 - 1
 
+SERVER_NAME = "Server"  # the name on the server's own chat notices; no player may take it (PROTOCOL.md §8.1)
+BOT_MARK = "(bot)"  # how bots' names end; reserved for them
+
 _ErrorType = Callable[..., ProtocolError]  # an error class, or _remote_from_frame
 
 

@@ -46,7 +46,7 @@ from .limits import Backoff, PeerLog
 from .store import Store, StoreBusy, StoreError, StoreFailed, secret_hash
 from .history import fit
 from .table import BUSY_RETRY, HISTORY_KEEP, Table, TableConfig
-from .text import clean_name, clean_table_name
+from .text import NAME_MAX, TABLE_NAME_MAX, clean_name, clean_table_name, name_problem
 
 if TYPE_CHECKING:
     from .net import ClientSession
@@ -459,11 +459,13 @@ class Lobby:
                 raise RequestError("bad_token", "that resume token is not valid on this server")
             if player.session is not None and player.session is not session:
                 player.session.close_with("replaced", "you connected again from elsewhere")
+            self._unique_name(player)
             resumed, token = True, msg.token
         else:
             name = clean_name(msg.name)
-            if not name:
-                raise RequestError("bad_name", "choose a name with at least one visible character")
+            problem = name_problem(name) or self._name_in_use(name)
+            if problem:
+                raise RequestError("bad_name", problem)
             if not self.reserve():
                 raise RequestError("busy", BUSY_MESSAGE)
             player_id, secret = secrets.token_hex(8), secrets.token_urlsafe(24)
@@ -479,6 +481,27 @@ class Lobby:
             id=msg.id, version=m.PROTOCOL_VERSION, server=self.server_name, player_id=player.player_id,
             token=token, resumed=resumed, table_id=table.table_id if table else None, seat=seat,
         )
+
+    def _name_in_use(self, name: str, player: PlayerRecord | None = None) -> str | None:
+        """Names are unique among players online (connected, or holding a seat): why ``name`` is taken, if it is."""
+        folded = name.casefold()
+        for other in self.players.values():
+            if other is not player and other.name.casefold() == folded and (
+                    other.session is not None or self._holds_seat(other)):
+                return f"{name!r} is in use by another player on this server now; choose another name"
+        return None
+
+    def _holds_seat(self, player: PlayerRecord) -> bool:
+        return any(t.seat_of(player.player_id) is not None for t in self.tables.values())
+
+    def _unique_name(self, player: PlayerRecord) -> None:
+        """A returning player whose name another player took meanwhile is told apart by a number: "Ann 2"."""
+        if self._name_in_use(player.name, player) is None:
+            return
+        base = player.name[:NAME_MAX - 3]
+        player.name = next(n for k in itertools.count(2) if self._name_in_use(n := f"{base} {k}", player) is None)
+        if self.store is not None:
+            self.store.rename_player(player.player_id, player.name)
 
     def _player_for_token(self, token: str) -> PlayerRecord | None:
         player_id, _, secret = token.partition("_")
@@ -609,16 +632,19 @@ class Lobby:
                               table.table_id, player.player_id, player.code_tries.failures, table_tries.failures)
         raise RequestError("wrong_code", "that table is private: the code is wrong")
 
-    def _leave_current(self, player: PlayerRecord) -> None:
+    def _require_no_table(self, player: PlayerRecord, unless_watching: Table | None = None) -> None:
+        """One table at a time: being at another (seated or watching) needs a ``leave`` first.
+
+        ``unless_watching``: a spectator of that table may still take a seat there.
+        """
         table = self.tables.get(player.table_id) if player.table_id else None
         if table is None:
             player.table_id = None
             return
-        if table.seat_of(player.player_id) is not None and table.state == "playing":
-            raise RequestError("already_at_table", f"you are playing at table {table.table_id}; leave it first")
-        table.leave(player.player_id)
-        player.table_id = None
-        self._drop_if_empty(table)
+        if table is unless_watching and player.player_id in table.spectators:
+            return
+        role = "watching" if player.player_id in table.spectators else "seated at"
+        raise RequestError("already_at_table", f"you are {role} table {table.table_id}; leave it first")
 
     def _drop_if_empty(self, table: Table) -> None:
         if table.is_empty() and table.state != "playing":
@@ -654,8 +680,10 @@ class Lobby:
             raise RequestError("bad_settings", "the starting stack must be at least the ante")
         self._can_sit(player, msg.settings)
         self._check_held_seats(player)
-        self._leave_current(player)
-        name = clean_table_name(msg.name) or f"{player.name}'s table"
+        self._require_no_table(player)
+        name = clean_table_name(msg.name)
+        if not name or len(name) > TABLE_NAME_MAX:
+            raise RequestError("bad_name", f"a table name must be 1 to {TABLE_NAME_MAX} characters once cleaned")
         if self.store is not None:
             table_id = self.store.create_table(name, msg.settings.to_wire(), player.player_id, msg.private_code)
         else:
@@ -681,16 +709,14 @@ class Lobby:
         if table.seat_of(player.player_id) is None:
             self._can_sit(player, table.settings)
             self._check_held_seats(player)
-        if player.table_id != table.table_id:
-            self._leave_current(player)
+        self._require_no_table(player, unless_watching=table)
         seat = table.join(player.player_id, player.name, msg.seat)
         player.table_id = table.table_id
         return {"table_id": table.table_id, "seat": seat}
 
     def _watch(self, player: PlayerRecord, msg: m.Watch) -> dict[str, Any]:
         table = self._find(player, msg.table_id, msg.private_code)
-        if player.table_id != table.table_id:
-            self._leave_current(player)
+        self._require_no_table(player)
         table.watch(player.player_id)
         player.table_id = table.table_id
         return {"table_id": table.table_id}

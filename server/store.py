@@ -575,6 +575,9 @@ class Store:
             "INSERT INTO ledger (at, player_id, kind, amount) VALUES (?, ?, 'grant', ?)", (now, player_id, balance)
         )
 
+    def rename_player(self, player_id: str, name: str) -> None:
+        self._write("UPDATE players SET name = ? WHERE player_id = ?", (name, player_id))
+
     def load_players(self) -> list[PlayerRow]:
         rows = self.conn.execute(
             "SELECT player_id, name, secret_sha256, balance, "

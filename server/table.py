@@ -47,7 +47,7 @@ from .text import CHAT_MAX, clean_text
 
 log = logging.getLogger(__name__)
 
-BOT_NAMES = ["Ada (bot)", "Bert (bot)", "Cleo (bot)", "Dot (bot)", "Eli (bot)"]
+BOT_NAMES = [f"{name} {m.BOT_MARK}" for name in ("Ada", "Bert", "Cleo", "Dot", "Eli")]
 CHAT_KEEP = 50
 MAX_EVENTS = 200  # per event message (the protocol's limit)
 HISTORY_KEEP = 100
@@ -267,27 +267,31 @@ class Table:
 
     def join(self, player_id: str, name: str, seat: int | None) -> int:
         held = self.seat_of(player_id)
-        if held is not None:  # coming back to a held seat
-            self.seats[held].left = False
+        if held is not None:
+            if not self.seats[held].left:
+                raise RequestError("already_at_table", f"you are already seated at this table (seat {held})")
+            self.seats[held].left = False  # coming back to a held seat
             self.spectators.discard(player_id)
             if self.game is not None and self.game.phase != OVER and self.game.players[held].away:
                 self._apply(None, SetAway(held, False))
+            self._claim_host(player_id)
             self._save()
             self.broadcast()
             return held
         if self.game is not None:
             raise RequestError("game_running", "the game has started; you can watch instead")
         free = [s for s in range(self.settings.seats) if s not in self.seats]
+        if seat is not None and seat not in free:
+            if not 0 <= seat < self.settings.seats:
+                raise RequestError("no_such_seat", f"this table has seats 0 to {self.settings.seats - 1}")
+            raise RequestError("seat_taken", f"seat {seat} is taken (free seats: {free or 'none'})")
         if not free:
             raise RequestError("table_full", f"all {self.settings.seats} seats are taken")
         if seat is None:
             seat = free[0]
-        elif seat not in free:
-            if not 0 <= seat < self.settings.seats:
-                raise RequestError("no_such_seat", f"this table has seats 0 to {self.settings.seats - 1}")
-            raise RequestError("seat_taken", f"seat {seat} is taken (free seats: {free})")
         self.spectators.discard(player_id)
         self.seats[seat] = SeatInfo(seat, name, player_id)
+        self._claim_host(player_id)
         self._save()
         self.broadcast()
         return seat
@@ -295,11 +299,18 @@ class Table:
     def watch(self, player_id: str) -> None:
         if self.seat_of(player_id) is not None:
             raise RequestError("already_at_table", "you are seated at this table; leave it to watch")
+        if player_id in self.spectators:
+            raise RequestError("already_at_table", "you are already watching this table")
         self.spectators.add(player_id)
         self.broadcast()
 
     def leave(self, player_id: str) -> None:
-        """Leave: before the game the seat is freed; during it the seat is held and auto-played."""
+        """Leave: before the game the seat is freed; during it the seat is held and auto-played.
+
+        A host who leaves passes the role to the lowest-seated human still
+        here; with nobody to take it the role waits for the next human to sit
+        down (or, in a running game, for the host to come back to the seat).
+        """
         self.spectators.discard(player_id)
         seat = self.seat_of(player_id)
         if seat is not None:
@@ -310,12 +321,22 @@ class Table:
                 if not self.game.players[seat].away:
                     self._apply(None, SetAway(seat, True))
         if player_id == self.host_id:
-            humans = [i.player_id for i in self.seats.values() if i.player_id and not i.left]
-            if humans:
-                self.host_id = humans[0]  # type: ignore[assignment]
+            present = self._present_humans()
+            if present:
+                self.host_id = present[0]
         if seat is not None:
             self._save()
         self.broadcast()
+
+    def _present_humans(self) -> list[str]:
+        """Players seated here who have not left, lowest seat first."""
+        return [i.player_id for _, i in sorted(self.seats.items()) if i.player_id and not i.left]
+
+    def _claim_host(self, player_id: str) -> None:
+        """A player sitting down at a table whose host is gone (no seat, or left it) becomes host."""
+        host_seat = self.seat_of(self.host_id)
+        if host_seat is None or (self.seats[host_seat].left and self.host_id != player_id):
+            self.host_id = player_id
 
     def is_empty(self) -> bool:
         """No human seated (bots and seats left mid-game only) and nobody watching."""
@@ -358,7 +379,9 @@ class Table:
             self.store.save_table(self.table_id, self.host_id, self.state, seats)
 
     def _require_host(self, player_id: str) -> None:
-        if player_id != self.host_id:
+        """Host powers belong to the host while seated here (a spectator ex-host has none)."""
+        seat = self.seat_of(player_id)
+        if player_id != self.host_id or seat is None or self.seats[seat].left:
             raise RequestError("not_host", "only the table's host can do that")
 
     # ------------------------------------------------------------ the game

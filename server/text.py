@@ -12,6 +12,8 @@ from __future__ import annotations
 import re
 import unicodedata
 
+from protocol.messages import BOT_MARK, SERVER_NAME
+
 NAME_MAX = 24
 TABLE_NAME_MAX = 40
 CHAT_MAX = 200
@@ -38,9 +40,29 @@ def clean_text(text: str, limit: int) -> str:
     return " ".join("".join(kept).split())[:limit].strip()
 
 
+
+
 def clean_name(text: str) -> str:
-    return clean_text(text, NAME_MAX)
+    """A player's name once cleaned, in full (:func:`name_problem` says whether it may be used)."""
+    return clean_text(text, len(text))
 
 
 def clean_table_name(text: str) -> str:
-    return clean_text(text, TABLE_NAME_MAX)
+    """A table name once cleaned, in full (1..TABLE_NAME_MAX code points are accepted)."""
+    return clean_text(text, len(text))
+
+
+def name_problem(name: str) -> str | None:
+    """Why a cleaned player name cannot be used, or None.
+
+    1..NAME_MAX code points; the forms that mark bots and the server are
+    reserved, so nobody can pass for either.
+    """
+    if not name:
+        return "choose a name with at least one visible character"
+    if len(name) > NAME_MAX:
+        return f"names are limited to {NAME_MAX} characters (this one has {len(name)})"
+    folded = name.casefold()
+    if folded == SERVER_NAME.casefold() or folded.endswith(BOT_MARK):
+        return f"{SERVER_NAME!r} and names ending in {BOT_MARK!r} are reserved (they mark the server and bots)"
+    return None

@@ -235,11 +235,7 @@ class LobbyScreen(Screen[None]):
         if table is None:
             self.notify("Select a table first (or press n to create one).", severity="warning")
             return
-        if table.get("state") != "waiting" or len(table.get("players", [])) >= table.get("seats", 5):
-            self.notify("That table has no free seat now: watching it instead.")
-            self._with_code(table, "Watch")
-            return
-        self._with_code(table, "Join")
+        self._with_code(table, "Join")  # the server seats us, returns us to a held seat, or we watch
 
     def action_watch(self) -> None:
         table = self._selected()

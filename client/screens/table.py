@@ -22,6 +22,8 @@ from textual.reactive import var
 from textual.screen import Screen
 from textual.widgets import Footer, Input, Static
 
+from protocol.messages import SERVER_NAME
+
 from ..messages import PlayAction, RequestRejected, SendRequest
 from ..render import Display, chips, describe_event, result_line, seat_names
 from ..widgets.basics import Countdown, LineLog, TooSmall
@@ -443,7 +445,9 @@ class TableScreen(Screen[None]):
             return  # the server re-sends the recent chat after a reconnect
         self._chat_seen.add(key)
         style = "bold #5fd7ff" if seat is not None else "bold #d7afff"
-        self.query_one("#chat", LineLog).write(Content.assemble(Content.styled(name, style), ": ", Content(text)))
+        # A nil seat is a spectator, or the server itself (whose name no player may take).
+        who = name if seat is not None or name == SERVER_NAME else f"{name} (watching)"
+        self.query_one("#chat", LineLog).write(Content.assemble(Content.styled(who, style), ": ", Content(text)))
 
     def note(self, text: str, style: str = "#ffaf5f") -> None:
         self.query_one("#log", LineLog).write(Content.styled(text, style))

@@ -146,3 +146,70 @@ def test_default_table_name_never_ends_the_name_with_a_space():
     assert default_table_name("Ann") == "Ann's table"
     long = default_table_name("Bartholomew-Fitzwilliam Smythe-Featherstonehaugh")
     assert len(long) <= 40 and " 's" not in long and long.endswith("'s table")
+
+
+async def _at_the_table(pilot, app) -> None:
+    """Get to the table screen itself (making a cut if the game asks her for one)."""
+    async def settled() -> bool:
+        if screen_name(app) == "CutScreen":
+            await pilot.press("r")
+        return screen_name(app) == "TableScreen"
+
+    for _ in range(100):
+        if await settled():
+            return
+        await pilot.pause(0.02)
+    raise AssertionError(f"not at the table: {screen_name(app)}")
+
+
+async def test_leaving_a_running_game_then_joining_again_returns_you_to_your_seat(make_app, connect, server):
+    """From the lobby, and from a restarted client: the seat held for you is yours, not a spectator's chair."""
+    from client.app import DabApp
+    from client.session import Session
+
+    async with connect("Carl") as carl:
+        await carl.request(m.CreateTable, name="den", settings=m.TableSettings(seats=3))
+        app = make_app("Ann")
+        async with app.run_test(size=(80, 24)) as pilot:
+            await wait_for(pilot, lambda: "den" in screen_text(app), what="listed")
+            await pilot.press("enter")
+            await wait_for(pilot, lambda: table_ready(app) and app.view["seat"] == 1, what="seated")
+            await carl.request(m.AddBot)
+            await carl.request(m.Start)
+            await wait_for(pilot, lambda: app.view["phase"] != "lobby", what="playing")
+            await _at_the_table(pilot, app)
+            token = app.session.token
+            await pilot.press("l")
+            await wait_for(pilot, lambda: screen_name(app) == "ConfirmScreen", what="asked")
+            await pilot.press("y")
+            await wait_for(pilot, lambda: screen_name(app) == "LobbyScreen" and "playing" in screen_text(app),
+                           what="back in the lobby")
+            await pilot.press("enter")  # join the running table: her held seat
+            await wait_for(pilot, lambda: table_ready(app) and app.view["seat"] == 1, what="back in her seat")
+            assert not any(kind == "Watch" for kind, _ in app.requests_sent)
+            await _at_the_table(pilot, app)
+            await pilot.press("l")
+            await wait_for(pilot, lambda: screen_name(app) == "ConfirmScreen", what="asked again")
+            await pilot.press("y")
+            await wait_for(pilot, lambda: screen_name(app) == "LobbyScreen", what="left again")
+        # A new client process, with the token it kept: from its lobby, the same seat.
+        again = DabApp(Session("127.0.0.1", server.port, "Ann", token), player_name="Ann")
+        async with again.run_test(size=(80, 24)) as pilot:
+            await wait_for(pilot, lambda: "den" in screen_text(again), what="listed after a restart")
+            await pilot.press("enter")
+            await wait_for(pilot, lambda: table_ready(again) and again.view["seat"] == 1, what="her seat again")
+            table = server.lobby.tables[again.table_id]
+            assert not table.seats[1].left and table.spectators == set()
+
+
+async def test_joining_a_started_game_without_a_seat_says_why_and_watches(make_app, connect):
+    async with connect("Carl") as carl:
+        await carl.request(m.CreateTable, name="den", settings=m.TableSettings(seats=3))
+        await carl.request(m.AddBot)
+        await carl.request(m.Start)
+        app = make_app("Ann")
+        async with app.run_test(size=(80, 24)) as pilot:
+            await wait_for(pilot, lambda: "playing" in screen_text(app), what="listed")
+            await pilot.press("enter")
+            await wait_for(pilot, lambda: table_ready(app) and app.view["seat"] is None, what="watching")
+            assert [kind for kind, _ in app.requests_sent if kind in ("Join", "Watch")] == ["Join", "Watch"]

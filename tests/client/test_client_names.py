@@ -85,3 +85,15 @@ async def test_markup_and_escapes_in_a_view_render_literally_offline():
         await pilot.click("#seat-1")  # clicking the name does not run an action
         await pilot.pause()
         assert app.is_running and app.return_code is None
+
+
+async def test_a_spectators_chat_is_marked_as_watching(make_app, connect):
+    """A nil seat is a spectator or the server; "Server" is reserved, so the client can tell them apart."""
+    app = make_app("Ann")
+    async with app.run_test(size=(100, 30)) as pilot, connect("Vic") as vic:
+        await wait_for(pilot, lambda: app.connection_state == "connected" and app.lobby.is_mounted)
+        await pilot.press("q")
+        await wait_for(pilot, lambda: table_ready(app), what="table")
+        await vic.request(m.Watch, table_id=app.table_id)
+        await vic.request(m.Chat, text="hello all")
+        await wait_for(pilot, lambda: "Vic (watching): hello all" in screen_text(app), what="spectator's chat")

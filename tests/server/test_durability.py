@@ -135,11 +135,16 @@ async def test_returning_players_get_their_balance_and_a_wrong_secret_does_not(t
                 async with ScriptedClient(server.port, "ann", forged):
                     pass
             assert info.value.code == "bad_token"
-        async with ScriptedClient(server.port, "ann") as impostor:  # same name, no secret: a new player
+        with pytest.raises(LinkError) as info:  # her name, no secret, while she is online: refused
+            async with ScriptedClient(server.port, "Ann"):
+                pass
+        assert info.value.code == "bad_name"
+        async with ScriptedClient(server.port, "anne") as impostor:  # no secret: a new player
             assert impostor.link.welcome.player_id != ann.player_id
             assert (await impostor.request(m.ListTables))["balance"] == 500
 
         # The carried balance is what she buys in with (all of it, if the stack is larger).
+        await back.request(m.Leave)  # she is still at the finished table, with its standings
         created = await back.request(m.CreateTable, name="again", settings=m.TableSettings(seats=2, stack=5000))
         back.table_id, back.seat = created["table_id"], created["seat"]
         await back.request(m.AddBot)
