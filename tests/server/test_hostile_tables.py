@@ -78,7 +78,7 @@ async def test_the_lobby_list_always_fits_one_frame_and_is_answered(server, conn
     for i in range(200):
         player_id = f"p{i}"
         lobby.players[player_id] = PlayerRecord(player_id, wide, b"", 10_000)
-        lobby.handle(player_id, m.CreateTable(id=1, name=wide * 2, settings=m.TableSettings()))
+        lobby.handle(player_id, m.CreateTable(id=1, name=(wide * 2)[:40], settings=m.TableSettings()))  # the longest
         for _ in range(4):
             lobby.handle(player_id, m.AddBot(id=2))
     assert len(lobby.tables) == 200
