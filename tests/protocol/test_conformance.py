@@ -260,6 +260,13 @@ async def _(env: Env) -> None:
         assert await failure(ann.request(m.CreateTable, name="another")) == "already_at_table"
 
 
+@provokes("create_table", "bad_name")
+async def _(env: Env) -> None:
+    async with env.connect("ann") as ann:  # nothing visible, or over 40 once cleaned: refused, never replaced or cut
+        for name in ("\x1b[2J \u200b", "t" * 41):
+            assert await failure(ann.request(m.CreateTable, name=name)) == "bad_name"
+
+
 async def _holding_a_seat(env: Env, request: str) -> None:
     """Ann left a running game (her seat is held), with a limit of one such seat."""
     env.monkeypatch.setattr(lobby_module, "MAX_HELD_SEATS", 1)
