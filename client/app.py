@@ -304,7 +304,8 @@ class DabApp(App[None]):
         elif kind == "CreateTable" and "table_id" in result:
             settings = fields.get("settings")
             wire = settings.to_wire() if hasattr(settings, "to_wire") else dict(settings or {})
-            self.table_settings[result["table_id"]] = {"ante": 10, "stack": 1000, "turns": 6, **wire}
+            chosen = {key: value for key, value in wire.items() if value is not None}  # nil: the server's default
+            self.table_settings[result["table_id"]] = {"ante": 10, "stack": 1000, "turns": 6, **chosen}
             if self.table_screen is not None and self.table_screen.view is not None:
                 self.table_screen.view = self.table_screen.view  # show the settings
 

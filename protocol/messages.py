@@ -460,10 +460,15 @@ class Record(_Struct):
 
 @_struct
 class TableSettings(Record):
-    """Table settings chosen at creation; every field is optional on the wire."""
+    """Table settings chosen at creation; every field is optional on the wire.
 
-    ante: int = _f(Int(1, 1_000_000), 10)
-    stack: int = _f(Int(1, 1_000_000_000), 1000)
+    ``ante`` and ``stack`` left out (nil) in ``create_table`` are the server's
+    defaults (``list_tables`` ``defaults``); a table's settings, as the server
+    shows them, always have both.
+    """
+
+    ante: int | None = _f(Nullable(Int(1, 1_000_000)), None)
+    stack: int | None = _f(Nullable(Int(1, 1_000_000_000)), None)
     seats: int = _f(Int(2, 5), 5)
     turns: int = _f(Int(6, 7, choices=(6, 7)), 6)
     early_call: bool = _f(Bool(), False)

@@ -60,8 +60,10 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--host", default="0.0.0.0", help="address to listen on (default: all interfaces; "
                         "use 127.0.0.1 to allow only this machine, e.g. for SSH-only play)")
     parser.add_argument("--port", type=int, default=DEFAULT_PORT, help=f"TCP port (default {DEFAULT_PORT})")
-    parser.add_argument("--ante", type=positive(int), default=10, help="default ante for new tables (default 10)")
-    parser.add_argument("--stack", type=positive(int), default=1000, help="default starting stack (default 1000)")
+    parser.add_argument("--ante", type=positive(int), default=10, help="the ante of a new table whose creator "
+                        "does not choose one (and the one clients suggest) (default 10)")
+    parser.add_argument("--stack", type=positive(int), default=1000, help="the starting stack of a new table whose "
+                        "creator does not choose one (and the one clients suggest) (default 1000)")
     parser.add_argument("--turn-timeout", type=positive(float), default=60.0, metavar="SECONDS",
                         help="time for each decision before the server plays it (default 60)")
     parser.add_argument("--bot-delay", type=float, default=0.6, metavar="SECONDS",

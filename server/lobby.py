@@ -27,6 +27,7 @@ the game is over.
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import hmac
 import itertools
 import logging
@@ -676,20 +677,25 @@ class Lobby:
     def _create_table(self, player: PlayerRecord, msg: m.CreateTable) -> dict[str, Any]:
         if len(self.tables) >= MAX_TABLES:
             raise RequestError("server_full", "this server has as many tables as it can hold")
-        if msg.settings.stack < msg.settings.ante:
+        chosen = msg.settings  # an ante or stack left out is the server's default (--ante, --stack)
+        settings = dataclasses.replace(
+            chosen, ante=self.config.default_ante if chosen.ante is None else chosen.ante,
+            stack=self.config.default_stack if chosen.stack is None else chosen.stack,
+        )
+        if settings.stack < settings.ante:
             raise RequestError("bad_settings", "the starting stack must be at least the ante")
-        self._can_sit(player, msg.settings)
+        self._can_sit(player, settings)
         self._check_held_seats(player)
         self._require_no_table(player)
         name = clean_table_name(msg.name)
         if not name or len(name) > TABLE_NAME_MAX:
             raise RequestError("bad_name", f"a table name must be 1 to {TABLE_NAME_MAX} characters once cleaned")
         if self.store is not None:
-            table_id = self.store.create_table(name, msg.settings.to_wire(), player.player_id, msg.private_code)
+            table_id = self.store.create_table(name, settings.to_wire(), player.player_id, msg.private_code)
         else:
             table_id = f"t{next(self._table_ids)}"
         table = Table(
-            table_id, name, msg.settings, player.player_id, msg.private_code, self, self.config.table,
+            table_id, name, settings, player.player_id, msg.private_code, self, self.config.table,
             self._rng_for(int(table_id[1:])), self.store,
         )
         self.tables[table_id] = table

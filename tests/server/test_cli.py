@@ -59,3 +59,25 @@ async def test_sigterm_tells_clients_and_exits_within_five_seconds(tmp_path):
         if process.returncode is None:
             process.kill()
             await process.wait()
+
+
+async def test_ante_and_stack_are_the_defaults_of_a_table_created_without_them(tmp_path):
+    from durability_helpers import FAST, ServerProcess
+
+    shown = run_cli("--help")
+    assert " ".join(shown.stdout.split()).count("creator does not choose one") == 2
+    server = ServerProcess(tmp_path, *FAST, "--ante", "25", "--stack", "300")
+    await server.start()
+    try:
+        async with ScriptedClient(server.port, "ann") as ann:
+            assert (await ann.request(m.ListTables))["defaults"] == {"ante": 25, "stack": 300}
+            await ann.request(m.CreateTable, name="plain")  # no settings at all
+            await ann.request(m.AddBot)
+            await ann.request(m.Start)
+            view = await ann.wait_for(lambda: ann.views and ann.view.get("round") and ann.view)
+            assert view["settings"]["ante"] == 25 and view["settings"]["stack"] == 300
+            assert [p["stack"] + p["contributed"] for p in view["players"]] == [300, 300]
+            chosen = await ann.request(m.ListTables)
+            assert [(t["settings"]["ante"], t["settings"]["stack"]) for t in chosen["tables"]] == [(25, 300)]
+    finally:
+        await server.close()
