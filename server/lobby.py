@@ -185,15 +185,16 @@ class Lobby:
                 raise
         # Whoever asked is answered first: the reply leaves at once (it is what
         # they wait for; the protocol lets it precede the pushes it caused),
-        # then their events and view, then everyone else's. Views are built
+        # then their other messages (a chat line, a table list), events and
+        # view, then everyone else's. Views are built
         # here, once per member, from the state after every change of this
         # unit (or group).
         self._corked = []
         try:
-            for actor in actors:
-                for entry in outbox:
-                    if entry[0] == actor:
-                        self._deliver_entry(*entry)
+            for actor in dict.fromkeys(actors):  # once each, however many requests they sent in this group
+                mine = [entry for entry in outbox if entry[0] == actor]
+                for entry in sorted(mine, key=lambda entry: entry[2] is None):  # replies (sent to a session) first
+                    self._deliver_entry(*entry)
                 self._uncork()
                 for table in dirty.values():
                     table.flush(only=actor)

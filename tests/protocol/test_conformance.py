@@ -9,6 +9,7 @@ reverse, fails here. Every scenario runs against the real server of the
 from __future__ import annotations
 
 import asyncio
+import importlib.util
 import re
 import sqlite3
 import struct
@@ -893,3 +894,53 @@ async def test_a_player_who_left_a_running_game_is_not_connected_though_online(c
         view = await ann.wait_for(lambda: ann.view["players"][1]["away"] and ann.view)
         assert (view["players"][1]["connected"], view["players"][1]["bot"]) == (False, False)
         assert await bob.request(m.Ping) == {}  # still connected, in the lobby
+
+
+# ----------------------------------------------------------------- replies (section 4)
+
+
+async def test_pipelined_requests_get_exactly_one_reply_each_in_order_before_their_pushes(tmp_path):
+    """A durable server groups the requests of one read into one commit: still one reply per request
+    (each used to be sent once per request in the group), in order, each before the pushes it caused."""
+    server = GameServer(Lobby(LobbyConfig(store=Store.open_dir(tmp_path)), "test"), NetConfig())
+    await server.start("127.0.0.1", 0)
+    try:
+        raw = await Raw.open(server.port)
+        raw.send(hello(), {"type": "create_table", "id": 2, "name": "t"}, {"type": "chat", "id": 3, "text": "hi"},
+                 {"type": "ping", "id": 4}, {"type": "leave", "id": 5})
+        frames = []
+        while "chat_message" not in [f["type"] for f in frames]:
+            frames.append(await asyncio.wait_for(_next_frame(raw), 10))
+        raw.writer.close()
+        replies = [(f["type"], f["id"]) for f in frames if f["type"] in ("welcome", "ok", "error")]
+        assert replies == [("welcome", 1), ("ok", 2), ("ok", 3), ("ok", 4), ("ok", 5)], frames
+        kinds = [f["type"] for f in frames]
+        assert kinds.index("chat_message") > kinds.index("ok"), "the chat line follows the reply to the chat"
+    finally:
+        await server.close(grace=1.0)
+
+
+async def _next_frame(raw: Raw) -> dict[str, Any]:
+    while (frame := raw.decoder.next_frame()) is None:
+        data = await raw.reader.read(65536)
+        assert data, "the server closed the connection"
+        raw.decoder.feed(data)
+    return frame
+
+
+# ----------------------------------------------------------------- section 12
+
+
+def _example_tool():
+    spec = importlib.util.spec_from_file_location("example_session", ROOT / "docs" / "tools" / "example_session.py")
+    module = importlib.util.module_from_spec(spec)  # type: ignore[arg-type]
+    spec.loader.exec_module(module)  # type: ignore[union-attr]
+    return module
+
+
+async def test_the_example_session_is_what_a_fresh_recording_shows():
+    """PROTOCOL.md 12 is regenerated from a real session: refresh it with docs/tools/example_session.py --write."""
+    tool = _example_tool()
+    fresh = await tool.transcripts()
+    assert tool.documented(protocol_spec.PROTOCOL_MD.read_text(encoding="utf-8")) == fresh
+    assert fresh[0].startswith(SPEC.example.splitlines()[0])
