@@ -317,6 +317,23 @@ async def _(env: Env) -> None:
         assert await failure(ann.request(m.Join, table_id=created["table_id"])) == "wrong_code"
 
 
+async def _guessing(env: Env, request: type[m.Message]) -> None:
+    """Wrong codes, one after another: after the free ones, not even the right code is checked."""
+    async with env.connect("ann") as ann, env.connect("bob") as bob:
+        created = await ann.request(m.CreateTable, name="private", private_code="sesame")
+        codes = []
+        free = lobby_module.CODE_TRIES_PER_PLAYER
+        for guess in range(free + 2):
+            codes.append(await failure(bob.request(request, table_id=created["table_id"], private_code=f"g{guess}")))
+        assert codes == ["wrong_code"] * (free + 1) + ["too_many_attempts"]  # the last free guess arms the back-off
+        assert await failure(bob.request(request, table_id=created["table_id"], private_code="sesame")) \
+            == "too_many_attempts"
+
+
+provokes("join", "too_many_attempts")(lambda env: _guessing(env, m.Join))
+provokes("watch", "too_many_attempts")(lambda env: _guessing(env, m.Watch))
+
+
 @provokes("join", "insufficient_chips")
 async def _(env: Env) -> None:
     async with env.connect("ann") as ann:
