@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import time
 from typing import Any, Callable
 
 from client.link import Link, RequestFailed
@@ -75,10 +76,12 @@ class ScriptedClient:
         return await self.link.act(action)
 
 
-async def autoplay(client, until_round: int, host: bool = False) -> None:
+async def autoplay(client, until_round: int, host: bool = False,
+                   latencies: list[float] | None = None) -> None:
     """Play every decision with the baseline bot until the game is over.
 
     The host ends the game once round ``until_round`` has been completed.
+    ``latencies``, if given, collects each accepted act's round trip (s).
     """
     def ready():
         view = client.views and client.view
@@ -96,7 +99,10 @@ async def autoplay(client, until_round: int, host: bool = False) -> None:
             await client.request(m.EndGame)
         else:
             try:
+                sent = time.perf_counter()
                 await client.act(baseline_action(view).to_data())
+                if latencies is not None:
+                    latencies.append(time.perf_counter() - sent)
             except RequestFailed as exc:  # a stale view: the deadline or a bot moved first, or the game ended
                 assert exc.code in ("not_your_turn", "illegal_action", "no_game"), exc
         # The view this decision came from is out of date either way; its
