@@ -55,6 +55,13 @@ def terminal_attached() -> bool:
         return False
 
 
+def _warm_helper() -> None:
+    """Build the hand helper's tables (~0.4 s) in a thread once the table is up, not on the first ``h``."""
+    from engine import hands
+
+    hands.warm_up()
+
+
 class DabApp(App[None]):
     CSS_PATH = "app.tcss"
     TITLE = "Down and Back"
@@ -95,6 +102,7 @@ class DabApp(App[None]):
         self.on_view = on_view
         self.requests_sent: list[tuple[str, dict[str, Any]]] = []
         self.table_settings: dict[str, dict[str, Any]] = {}  # table id -> settings, from the lobby
+        self._helper_warm = False
 
     # ------------------------------------------------------------ lifecycle
 
@@ -173,9 +181,12 @@ class DabApp(App[None]):
         self.set_class(width < MIN_WIDTH or height < MIN_HEIGHT, "-too-small")
 
     def table_painted(self) -> None:
-        """Called once the table screen has painted its first view (startup benchmark)."""
+        """Called once a table screen has painted its first view (and by the startup benchmark)."""
         if self.on_table_painted is not None:
             self.on_table_painted()
+        if not self._helper_warm:
+            self._helper_warm = True
+            self.run_worker(_warm_helper, thread=True, name="warm helper", exit_on_error=False)
 
     # ------------------------------------------------------------ from the server
 

@@ -21,6 +21,7 @@ RANK_ORDER = {r: i for i, r in enumerate(["A", "2", "3", "4", "5", "6", "7", "8"
 SUIT_ORDER = {"S": 0, "H": 1, "D": 2, "C": 3}
 
 RED, GREEN, BLUE = "#ff5f5f", "#5fd75f", "#6f9fff"
+EMPTY = ""  # in :meth:`Display.card_boxes`: an empty place (a pile with no card), not a card back
 
 # An escape sequence (CSI / OSC / two-character), then any other control or format character.
 _ESCAPES = re.compile(r"\x1b(?:\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b]*(?:\x07|\x1b\\)?|[@-_])?|\x9b[0-?]*[ -/]*[@-~]")
@@ -133,9 +134,9 @@ class Display:
         labels: Sequence[str] | None = None,
         gap: int = 1,
     ) -> list[Content]:
-        """Cards drawn as 6x4 boxes side by side (``None`` draws a card back), plus an
-        optional label line under them. ``selected`` is drawn in the accent colour,
-        ``marked`` cards get a highlighted frame, ``dim`` ones are faded."""
+        """Cards drawn as 6x4 boxes side by side (``None`` draws a card back, :data:`EMPTY`
+        an empty place), plus an optional label line under them. ``selected`` is drawn
+        in the accent colour, ``marked`` cards get a highlighted frame, ``dim`` ones are faded."""
         tl, tr, bl, br, h, v = self.box
         marked, dim = set(marked), set(dim)
         rows: list[list[Content]] = [[], [], [], []]
@@ -144,7 +145,10 @@ class Display:
             frame = "bold #ffd75f" if i == selected else ("bold #5fd7ff" if i in marked else "")
             if i in dim:
                 frame = "dim"
-            if card is None:
+            if card == EMPTY:
+                frame = "dim"
+                face1 = face2 = Content("    ")
+            elif card is None:
                 pattern = ("#" if self.ascii else "░") * 4
                 face1 = face2 = Content.styled(pattern, "#5f87af")
             else:

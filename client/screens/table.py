@@ -216,6 +216,9 @@ class TableScreen(Screen[None]):
                 parts.append((f"  ante {settings['ante']}, stack {chips(settings.get('stack', 0))}", "dim"))
         else:
             parts.append(f"  Round {view.get('round', 0)}")
+            orbit = self._orbit(view, settings)
+            if orbit:
+                parts.append((orbit, "dim"))
             parts.append(("  Pot ", "dim"))
             parts.append((chips(view.get("pot", 0)), "bold #87d787"))
             if settings.get("ante"):
@@ -230,6 +233,19 @@ class TableScreen(Screen[None]):
         if view.get("seat") is None and phase != "lobby":
             parts.append(("  (watching)", "#ffd75f"))
         self._set_static("#info", Content.assemble(*parts))
+
+    @staticmethod
+    def _orbit(view: dict[str, Any], settings: dict[str, Any]) -> str:
+        """", turn 4 of 6" while cards are drawn: the orbit the table is on (", last turn" once called)."""
+        if view.get("phase") != "play":
+            return ""
+        taken = [p.get("turns_taken", 0) for p in view.get("players", []) if p.get("in_round")]
+        if not taken:
+            return ""
+        turns = settings.get("turns", 6)
+        if view.get("called_by") is not None:
+            return ", last turn"
+        return f", turn {min(min(taken) + 1, turns)} of {turns}"
 
     def _update_seats(self, view: dict[str, Any], table: dict[str, Any], me: int | None) -> None:
         phase = view.get("phase")

@@ -15,7 +15,7 @@ from textual.content import Content
 from textual.reactive import reactive
 from textual.widget import Widget
 
-from ..render import Display, chips, rank_key, suit_key
+from ..render import EMPTY, Display, chips, rank_key, suit_key
 from .basics import RowsWidget
 
 
@@ -78,7 +78,7 @@ class SeatPanel(RowsWidget):
         width = max(1, self.content_region.width or 14)
         if s.name is None:
             return [Content.assemble((f"{s.seat + 1} ", "dim"), ("empty seat", "dim italic"))]
-        marker = (">" if display.ascii else "▶") if s.turn else str(s.seat + 1)
+        marker = ((">" if display.ascii else "▶") if s.turn else "") + str(s.seat + 1)  # the number stays
         name = Content.assemble((marker + " ", "bold #ffd75f" if s.turn else "dim"),
                                 Content.styled(s.name, "bold #ffd75f" if s.turn else ("bold" if s.me else "")))
         badges = []
@@ -138,7 +138,7 @@ class PilePanel(RowsWidget):
         display = _display(self)
         if self.top is None and not self.stock:
             return [Content.styled("No cards dealt yet.", "dim")]
-        cards: list[str | None] = ([None] if self.stock else []) + [self.top]
+        cards: list[str | None] = ([None] if self.stock else []) + [EMPTY if self.top is None else self.top]
         labels = (["Stock"] if self.stock else []) + ["Pile"]
         lines = [Content.styled(" " + "  ".join(label.ljust(5) for label in labels), "dim")]
         lines.extend(display.card_boxes(cards, gap=1))

@@ -159,3 +159,51 @@ async def test_a_card_the_rules_keep_is_never_thrown_silently():
         assert any("no take-back" in n.message for n in app._notifications)
         await pilot.press("right", "enter")
         assert app.requests_sent[-1] == ("Act", {"action": {"kind": "discard", "card": hand.shown[0]}})
+
+
+async def test_the_header_counts_turns_and_the_acting_seat_keeps_its_number():
+    app = make_app(ascii=False)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await feed(pilot, PLAY_VIEW)  # everyone has taken 2 turns: the third orbit of six
+        text = screen_text(app)
+        assert "Round 3, turn 3 of 6" in text
+        assert "▶1 Ann" in text and "│ 2 [bold red]x[/]" in text
+
+
+async def test_an_empty_discard_pile_is_not_drawn_as_a_card_back():
+    app = make_app(ascii=True)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await feed(pilot, {**OTHERS_TURN, "discard_pile": []})
+        pile = [line[:26] for line in screen_text(app).splitlines()[6:11]]
+        assert sum(line.count("####") for line in pile) == 2  # the stock's back only (two rows of pattern)
+        assert "Pile" in pile[0]
+
+
+async def test_notifications_stay_off_the_hand():
+    from textual.widgets._toast import Toast
+
+    from client.widgets.table import HandView, Prompt
+
+    app = make_app(ascii=False)
+    async with app.run_test(size=(80, 24), notifications=True) as pilot:
+        await feed(pilot, PLAY_VIEW)
+        app.notify("Cards sorted by rank", timeout=5)
+        toast = await wait_for(pilot, lambda: list(app.screen.query(Toast)), what="a toast")
+        await pilot.pause()
+        hand = app.table_screen.query_one(HandView).region
+        prompt = app.table_screen.query_one(Prompt).region
+        assert not toast[0].region.overlaps(hand) and not toast[0].region.overlaps(prompt)
+
+
+async def test_the_helper_is_warmed_in_the_background_at_start(monkeypatch):
+    import threading
+
+    import engine.hands
+
+    warmed: list[str] = []
+    monkeypatch.setattr(engine.hands, "warm_up", lambda *a, **k: warmed.append(threading.current_thread().name))
+    app = make_app(ascii=False)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await feed(pilot, PLAY_VIEW)
+        await wait_for(pilot, lambda: warmed, what="the helper's tables built")
+        assert warmed[0] != threading.main_thread().name  # off the event loop's thread
