@@ -226,8 +226,10 @@ async def _(env: Env) -> None:
 
 @provokes("hello", "bad_name")
 async def _(env: Env) -> None:
-    error, bye = await refused(env.server.port, hello(name=" \u200b\t "))
-    assert (error["code"], error["id"], bye["reason"]) == ("bad_name", 1, "bad_name")
+    async with env.connect("Ann"):
+        for name in (" \u200b\t ", "x" * 25, "server", "Ada (Bot)", "ANN"):  # 8.1: empty, long, reserved, in use
+            error, bye = await refused(env.server.port, hello(name=name))
+            assert (error["code"], error["id"], bye["reason"]) == ("bad_name", 1, "bad_name"), name
 
 
 @provokes("create_table", "server_full")
@@ -256,9 +258,14 @@ async def _(env: Env) -> None:
 
 @provokes("create_table", "already_at_table")
 async def _(env: Env) -> None:
-    async with env.connect("ann") as ann:
-        await env.playing(ann)
+    async with env.connect("ann") as ann, env.connect("sam") as sam:
+        table_id = await env.table(ann)  # seated at a waiting table
         assert await failure(ann.request(m.CreateTable, name="another")) == "already_at_table"
+        await sam.request(m.Watch, table_id=table_id)
+        assert await failure(sam.request(m.CreateTable, name="mine")) == "already_at_table"  # watching
+        await ann.request(m.AddBot)
+        await ann.request(m.Start)
+        assert await failure(ann.request(m.CreateTable, name="another")) == "already_at_table"  # playing
 
 
 @provokes("create_table", "bad_name")
@@ -345,10 +352,17 @@ async def _(env: Env) -> None:
 
 @provokes("join", "already_at_table")
 async def _(env: Env) -> None:
-    async with env.connect("ann") as ann, env.connect("bob") as bob:
-        other = await env.table(bob)
-        await env.playing(ann)
-        assert await failure(ann.request(m.Join, table_id=other)) == "already_at_table"
+    async with env.connect("ann") as ann, env.connect("bob") as bob, env.connect("sam") as sam:
+        other = await env.table(bob, seats=3)
+        mine = await env.table(ann, seats=3)
+        assert await failure(ann.request(m.Join, table_id=mine)) == "already_at_table"  # seated here already
+        assert await failure(ann.request(m.Join, table_id=other)) == "already_at_table"  # seated elsewhere
+        await sam.request(m.Watch, table_id=mine)
+        assert await failure(sam.request(m.Join, table_id=other)) == "already_at_table"  # watching elsewhere
+        assert await sam.request(m.Join, table_id=mine)  # a spectator may take a seat where they watch
+        await ann.request(m.AddBot)
+        await ann.request(m.Start)
+        assert await failure(ann.request(m.Join, table_id=other)) == "already_at_table"  # playing
 
 
 @provokes("join", "game_running")
@@ -377,6 +391,9 @@ async def _(env: Env) -> None:
     async with env.connect("ann") as ann, env.connect("bob") as bob:
         table_id = await env.table(ann, seats=3)
         assert await failure(bob.request(m.Join, table_id=table_id, seat=0)) == "seat_taken"
+        await ann.request(m.AddBot)
+        await ann.request(m.AddBot)
+        assert await failure(bob.request(m.Join, table_id=table_id, seat=2)) == "seat_taken"  # even when full
 
 
 @provokes("watch", "no_such_table")
@@ -394,11 +411,13 @@ async def _(env: Env) -> None:
 
 @provokes("watch", "already_at_table")
 async def _(env: Env) -> None:
-    async with env.connect("ann") as ann, env.connect("bob") as bob:
+    async with env.connect("ann") as ann, env.connect("bob") as bob, env.connect("sam") as sam:
         other = await env.table(bob)
         here = await env.playing(ann)
         assert await failure(ann.request(m.Watch, table_id=other)) == "already_at_table"
         assert await failure(ann.request(m.Watch, table_id=here)) == "already_at_table"
+        await sam.request(m.Watch, table_id=other)
+        assert await failure(sam.request(m.Watch, table_id=other)) == "already_at_table"  # watching it already
 
 
 @provokes("leave", "not_at_table")
@@ -680,6 +699,7 @@ async def test_replaced_and_rate_limited_byes(server, connect):
         async with connect("ann", token=ann.link.token) as again:
             await ann.wait_for(lambda: ann.closed_with)
             assert ann.closed_with[0] == "replaced" and again.link.welcome.resumed
+            assert again.link.welcome.token == ann.link.token  # 9: never renewed by this server
     server.net.burst, server.net.rate, server.net.max_rate_errors = 1, 0.01, 2
     raw = await Raw.open(server.port)
     raw.send(hello(), *({"type": "ping", "id": i} for i in range(2, 6)))
@@ -959,5 +979,37 @@ async def test_the_example_session_is_what_a_fresh_recording_shows():
     """PROTOCOL.md 12 is regenerated from a real session: refresh it with docs/tools/example_session.py --write."""
     tool = _example_tool()
     fresh = await tool.transcripts()
-    assert tool.documented(protocol_spec.PROTOCOL_MD.read_text(encoding="utf-8")) == fresh
+    assert tool.documented(protocol_spec.PROTOCOL_MD.read_text(encoding="utf-8")) == fresh, \
+        "PROTOCOL.md 12 is stale: run python docs/tools/example_session.py --write"
     assert fresh[0].startswith(SPEC.example.splitlines()[0])
+
+
+async def test_the_examples_of_which_error_wins(connect):
+    """PROTOCOL.md 7.1: the first failing check in each request's Errors list is the answer."""
+    async with connect("ann") as ann, connect("bob") as bob:
+        created = await ann.request(m.CreateTable, name="t", settings=m.TableSettings(seats=3), private_code="pw")
+        assert await failure(bob.request(m.Join, table_id="nope", seat=4)) == "no_such_table"
+        assert await failure(bob.request(m.Join, table_id=created["table_id"], seat=4)) == "wrong_code"
+        assert await failure(bob.request(m.Join, table_id=created["table_id"], private_code="pw", seat=4)) \
+            == "no_such_seat"
+        await ann.request(m.AddBot)
+        await ann.request(m.Start)
+        assert await failure(bob.request(m.Start)) == "not_at_table"
+        await bob.request(m.Watch, table_id=created["table_id"], private_code="pw")
+        assert await failure(bob.request(m.Start)) == "not_host"  # before game_running
+        assert await failure(bob.request(m.RemoveBot, seat=0)) == "not_host"  # before no_such_seat
+        assert await failure(ann.request(m.RemoveBot, seat=0)) == "game_running"  # before no_such_seat
+
+
+async def test_coming_back_mid_round_gives_the_rest_of_the_round_back_on_the_clock(connect):
+    """sit_out(false) during a round you are dealt into: your next decisions in it are yours, with a deadline."""
+    async with connect("ann") as ann:
+        await ann.request(m.CreateTable, name="t", settings=m.TableSettings(seats=2))
+        await ann.request(m.AddBot)
+        await ann.request(m.Start)
+        view = await ann.wait_for(lambda: ann.view["phase"] == "play" and ann.view["legal"] and ann.view)
+        await asyncio.gather(ann.request(m.SitOut, away=True), ann.request(m.SitOut, away=False))  # one write
+        back = await ann.wait_for(lambda: ann.view is not view and ann.view["legal"] and ann.view)
+        assert back["round"] == view["round"] and not back["players"][0]["away"]
+        assert back["deadline_ms"] is not None  # on the clock, not played for her
+        assert not [e for e in ann.events if e["kind"] == "timeout"]
