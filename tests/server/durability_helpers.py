@@ -131,9 +131,11 @@ class Player:
         self.views: list[dict[str, Any]] = []
         self.connections = 0
         self.client: ScriptedClient | None = None
+        self.balance: int | None = None  # as the server last said
 
-    async def connect(self) -> ScriptedClient:
-        """Connect (retrying while the server is down); a resumed player must get its seat back."""
+    async def connect(self, expect_seat: bool = True) -> ScriptedClient:
+        """Connect (retrying while the server is down); a resumed player must get its seat back
+        (unless not ``expect_seat``: the restore grace may have freed it)."""
         while True:
             await self.server.up.wait()
             client = ScriptedClient(self.server.port, self.name, self.token)
@@ -147,7 +149,7 @@ class Player:
             assert welcome is not None
             if self.token is not None:
                 assert welcome.resumed and welcome.player_id == self.player_id
-                if self.seat is not None:
+                if self.seat is not None and expect_seat:
                     assert (welcome.table_id, welcome.seat) == (self.table_id, self.seat), (self.name, welcome)
             self.token, self.player_id = welcome.token, welcome.player_id
             self.connections += 1
@@ -286,6 +288,8 @@ def stored_tables(db: Path) -> dict[str, dict[str, Any]]:
 # ----------------------------------------------------------------- the SIGKILL chaos run
 
 BATCH = [(2, 0), (3, 0), (1, 2)]  # (humans, bots) per table
+RESTORE_GRACE = 0.3  # s: seats at finished tables whose players are away are freed this soon after a restart
+AFTERMATH_KILLS = 4  # kills after the last batch, while only finished tables are left
 
 
 async def seat_batch(server: ServerProcess, batch: int) -> list[tuple[Player, bool]]:
@@ -310,6 +314,74 @@ async def seat_batch(server: ServerProcess, batch: int) -> list[tuple[Player, bo
     return players
 
 
+STARTING_BALANCE = 10_000  # dab-server's default
+
+
+async def leave_some(seated: list[tuple[Player, bool]], lingering: list, done: asyncio.Event) -> list[Player]:
+    """After a batch's games are over: each table's host comes back and leaves the standings, the
+    second of three people stays connected through every later kill (so keeps the seat), and the
+    rest stay away (so the restore grace frees their seats). Returns the leavers."""
+    groups: list[list[Player]] = []
+    for player, host in seated:
+        if host:
+            groups.append([])
+        groups[-1].append(player)
+    leavers = []
+    for group in groups:
+        host = group[0]
+        client = await host.connect()
+        await client.request(m.Leave)
+        await host.disconnect()
+        leavers.append(host)
+        if len(group) > 2:
+            lingering.append(asyncio.ensure_future(linger(group[1], done)))
+    return leavers
+
+
+async def linger(player: Player, done: asyncio.Event) -> None:
+    """Stay connected, reconnecting after every restart, until ``done``."""
+    while not done.is_set():
+        client = await player.connect(expect_seat=False)
+        ended = asyncio.ensure_future(client.wait_for(lambda: client.link.closed, None))
+        stop = asyncio.ensure_future(done.wait())
+        await asyncio.wait([ended, stop], return_when=asyncio.FIRST_COMPLETED)
+        ended.cancel()
+        stop.cancel()
+        await player.disconnect()
+
+
+def absent_seats(db: Path, everyone: list[Player]) -> list[tuple[str, int]]:
+    """Seats at finished tables still held for players who are away (the grace has not freed them yet)."""
+    away = {p.player_id for p in everyone if p.client is None}
+    conn = sqlite3.connect(f"file:{db}?mode=ro", uri=True)
+    try:
+        rows = conn.execute("SELECT s.table_id, s.seat, s.player_id FROM seats s JOIN tables t USING (table_id) "
+                            "WHERE t.state = 'finished'").fetchall()
+    finally:
+        conn.close()
+    return [(table_id, seat) for table_id, seat, player_id in rows if player_id in away]
+
+
+async def wait_until(condition: Any, timeout: float) -> None:
+    """Poll ``condition`` (state another process owns) until it holds."""
+    async def poll() -> None:
+        while not condition():
+            await asyncio.sleep(0.05)
+
+    await asyncio.wait_for(poll(), timeout)
+
+
+async def come_back(player: Player, leaver: bool) -> None:
+    """Reconnect once more and note the balance; a leaver finds itself in the lobby."""
+    client = await player.connect(expect_seat=False)
+    if leaver:
+        assert client.link.welcome.table_id is None, player.name
+    else:
+        assert client.link.welcome.table_id in (None, player.table_id), player.name
+    player.balance = (await client.request(m.ListTables))["balance"]
+    await player.disconnect()
+
+
 async def chaos(data_dir: Path, kill_points: int, seed: int, max_pause: float = 0.3,
                 report: Any = None) -> dict[str, Any]:
     """SIGKILL a real server at random moments until ``kill_points`` distinct points of play were hit.
@@ -321,10 +393,26 @@ async def chaos(data_dir: Path, kill_points: int, seed: int, max_pause: float = 
     """
     rng = random.Random(seed)
     started = time.monotonic()
-    server = ServerProcess(data_dir, *FAST, "--seed", f"chaos-{seed}")
+    server = ServerProcess(data_dir, *FAST, "--seed", f"chaos-{seed}", "--restore-grace", str(RESTORE_GRACE))
     everyone: list[Player] = []
+    leavers: list[Player] = []
     points: set[tuple[str, int]] = set()
     kills = batch = 0
+    done = asyncio.Event()
+    lingering: list[asyncio.Future[None]] = []
+
+    async def kill_and_restart() -> None:
+        nonlocal kills
+        assert await server.stop(signal.SIGKILL) == -signal.SIGKILL
+        kills += 1
+        integrity(server.db)
+        for table_id, table in stored_tables(server.db).items():
+            if table["state"] == "playing":
+                points.add((table_id, len(table["actions"])))
+        await server.start()  # every restart comes up, whatever the finished tables look like
+        if report is not None and kills % 50 == 0:
+            report(f"{kills} kills, {len(points)} points, {time.monotonic() - started:.0f} s")
+
     try:
         await server.start()
         while len(points) < kill_points:
@@ -335,27 +423,34 @@ async def chaos(data_dir: Path, kill_points: int, seed: int, max_pause: float = 
                 await asyncio.wait(games, timeout=rng.uniform(0.0, max_pause))
                 if all(g.done() for g in games) or len(points) >= kill_points:
                     continue  # enough: let the batch finish in peace
-                assert await server.stop(signal.SIGKILL) == -signal.SIGKILL
-                kills += 1
-                integrity(server.db)
-                for table_id, table in stored_tables(server.db).items():
-                    if table["state"] == "playing":
-                        points.add((table_id, len(table["actions"])))
-                await server.start()
-                if report is not None and kills % 50 == 0:
-                    report(f"{kills} kills, {len(points)} points, {time.monotonic() - started:.0f} s")
+                await kill_and_restart()
             for game in games:
                 assert game.result() is True
+            leavers += await leave_some(seated, lingering, done)
             batch += 1
+        # The tables the batches left behind (half left, half lingering) restore at random moments of the
+        # grace; then as the grace timer leaves them.
+        for _ in range(AFTERMATH_KILLS):
+            await asyncio.sleep(rng.uniform(0.0, 2 * RESTORE_GRACE))  # chaos timing, not synchronisation
+            await kill_and_restart()
+        await wait_until(lambda: not absent_seats(server.db, everyone), 10)
+        await kill_and_restart()
+        done.set()
+        await asyncio.gather(*lingering)
+        for player in everyone:  # every player comes back: a leaver to the lobby, chips where they belong
+            await come_back(player, leaver=player in leavers)
         tables = stored_tables(server.db)
     finally:
+        done.set()
+        for task in lingering:
+            task.cancel()
         await server.close()
     integrity(server.db)
 
     assert len(tables) == len(BATCH) * batch
     for table_id, table in tables.items():
         game = table["game"]
-        assert table["state"] == "finished" and game.phase == "over"
+        assert table["state"] in ("finished", "closed") and game.phase == "over"  # closed: everyone left
         assert game.chips_in_play() == game.brought and game.pot == 0
         rounds = table["rounds"]
         assert [r["round"] for r in rounds] == list(range(1, game.round_no + 1)), table_id
@@ -373,11 +468,15 @@ async def chaos(data_dir: Path, kill_points: int, seed: int, max_pause: float = 
                 assert sum(p["stack"] for p in view["players"]) + view["pot"] == tables[player.table_id]["game"].brought
                 assert signature(view) in states[player.table_id][player.seat], f"{player.name} saw a lost state"
                 shown += 1
+    for player in everyone:
+        table = tables[player.table_id]
+        brought = next(stack for seat, _, stack in table["initial_players"] if seat == player.seat)
+        assert player.balance == STARTING_BALANCE - brought + table["game"].players[player.seat].stack, player.name
     assert max(p.connections for p in everyone) > 1
     bad = [i for i, line in enumerate(server.log) if "ERROR" in line or "Traceback" in line or "CRITICAL" in line]
     assert not bad, "".join(server.log[bad[0]:bad[0] + 60])
     return {
-        "batches": batch, "games": len(tables), "kills": kills, "points": len(points),
+        "batches": batch, "games": len(tables), "kills": kills, "points": len(points), "left": len(leavers),
         "acknowledged": acked, "views": shown, "reconnects": sum(p.connections - 1 for p in everyone),
         "seconds": round(time.monotonic() - started, 1),
     }
