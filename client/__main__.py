@@ -130,7 +130,7 @@ async def run(args: argparse.Namespace, config: ClientConfig) -> int:
 
     from .app import DabApp
 
-    app = DabApp(session, display=display, server_label=label, player_name=name, **hooks)
+    app = DabApp(session, display=display, server_label=label, player_name=name, config=config, **hooks)
     app_ref.append(app)
     try:
         await app.run_async()

@@ -15,11 +15,12 @@ runs offline; tests and snapshots feed it server messages with :meth:`receive`.
 
 from __future__ import annotations
 
+import os
 import select
 import signal
 import sys
 import time
-from typing import Any, Callable
+from typing import Any, Callable, Mapping
 
 from textual import events
 from textual.app import App
@@ -37,6 +38,7 @@ from .messages import (
     TablesChanged,
     ViewChanged,
 )
+from .config import ClientConfig
 from .render import Display, clean_data, plain
 from .screens.lobby import LobbyScreen
 from .screens.table import TableScreen
@@ -53,6 +55,25 @@ def terminal_attached() -> bool:
         return all(stream is not None and stream.isatty() for stream in (sys.__stdin__, sys.__stdout__))
     except ValueError:  # a closed stream
         return False
+
+
+def desktop_notification(title: str, body: str, environ: Mapping[str, str]) -> str:
+    """The escape sequence that raises a desktop notification in this terminal, or "" if we do not know one.
+
+    OSC 9 (iTerm2, WezTerm, ConEmu), OSC 99 (kitty), OSC 777 (VTE terminals
+    such as GNOME Terminal, foot, urxvt). Other terminals get only the bell:
+    an unknown OSC could show up as garbage. Over SSH only ``TERM`` and
+    ``LC_TERMINAL`` (sent by iTerm2) usually come through.
+    """
+    term, program = environ.get("TERM", ""), environ.get("TERM_PROGRAM", "")
+    text = f"{title}: {body}".replace("\x1b", "").replace("\x07", "").replace(";", ",")
+    if program in ("iTerm.app", "WezTerm") or environ.get("LC_TERMINAL") == "iTerm2" or "ConEmuANSI" in environ:
+        return f"\x1b]9;{text}\x07"
+    if term == "xterm-kitty" or "KITTY_WINDOW_ID" in environ:
+        return f"\x1b]99;;{text}\x1b\\"
+    if "VTE_VERSION" in environ or term.startswith(("foot", "rxvt")):
+        return f"\x1b]777;notify;{title.replace(';', ',')};{body.replace(';', ',')}\x07"
+    return ""
 
 
 def _warm_helper() -> None:
@@ -85,6 +106,7 @@ class DabApp(App[None]):
         server_label: str | None = None,
         on_table_painted: Callable[[], None] | None = None,
         on_view: Callable[[dict[str, Any]], None] | None = None,
+        config: ClientConfig | None = None,
     ) -> None:
         super().__init__()
         self.session = session
@@ -103,6 +125,8 @@ class DabApp(App[None]):
         self.requests_sent: list[tuple[str, dict[str, Any]]] = []
         self.table_settings: dict[str, dict[str, Any]] = {}  # table id -> settings, from the lobby
         self._helper_warm = False
+        self.config = config or ClientConfig()  # not saved unless it came from a file
+        self.alerts: list[str] = []  # "your turn" alerts given (what the tests look at)
 
     # ------------------------------------------------------------ lifecycle
 
@@ -350,6 +374,21 @@ class DabApp(App[None]):
         return text
 
     # ------------------------------------------------------------ actions
+
+    def alert_turn(self) -> None:
+        """A decision just became ours: ring the bell, and raise a desktop notification where we can."""
+        if not self.config.bell:
+            return
+        text = "\a" + desktop_notification("Down and Back", "your turn", os.environ)
+        self.alerts.append(text)
+        if not self.is_headless and self._driver is not None:
+            self._driver.write(text)
+
+    def action_toggle_bell(self) -> None:
+        self.config.bell = not self.config.bell
+        self.config.save()
+        self.notify("Your-turn bell on." if self.config.bell else "Your-turn bell off (n at the table turns it on).",
+                    timeout=3)
 
     async def action_quit(self) -> None:
         """Quit; during a game, only after a yes (a second ctrl+q quits at once)."""

@@ -1,4 +1,4 @@
-"""The user's remembered settings: name, last server, resume token per server.
+"""The user's remembered settings: name, last server, resume token per server, the turn bell.
 
 A small JSON file in ``platformdirs.user_config_dir("down-and-back")``; the
 ``DAB_CONFIG_DIR`` environment variable (or an explicit directory) overrides
@@ -42,6 +42,7 @@ class ClientConfig:
     name: str | None = None
     last_server: str | None = None
     tokens: dict[str, str] = field(default_factory=dict)
+    bell: bool = True  # ring (and notify the desktop) when a decision becomes yours
     path: Path | None = field(default=None, compare=False, repr=False)
 
     @classmethod
@@ -56,11 +57,13 @@ class ClientConfig:
         name = data.get("name")
         server = data.get("last_server")
         tokens = data.get("tokens")
+        bell = data.get("bell", True)
         return cls(
             name=name if isinstance(name, str) and name.strip() else None,
             last_server=server if isinstance(server, str) else None,
             tokens={k: v for k, v in tokens.items() if isinstance(k, str) and isinstance(v, str)}
             if isinstance(tokens, dict) else {},
+            bell=bell if isinstance(bell, bool) else True,
             path=path,
         )
 
@@ -68,7 +71,9 @@ class ClientConfig:
         """Write atomically; a read-only home is not an error worth stopping for."""
         if self.path is None:
             return
-        data = {"name": self.name, "last_server": self.last_server, "tokens": self.tokens}
+        data: dict[str, object] = {"name": self.name, "last_server": self.last_server, "tokens": self.tokens}
+        if not self.bell:  # on is the default: only a choice to silence it is written
+            data["bell"] = False
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
             fd, tmp = tempfile.mkstemp(dir=self.path.parent, prefix=".client-", suffix=".json")

@@ -73,8 +73,10 @@ class TableScreen(Screen[None]):
         Binding("a", "come_back", "I'm back", tooltip=SIT_OUT),
         Binding("E", "end_game", "End game", show=False, tooltip="host: end the game for everyone (asks first)"),
         Binding("l", "leave", "Leave", show=False, tooltip="leave the table (during a game your seat is kept)"),
+        Binding("n", "app.toggle_bell", "Bell", show=False,
+                tooltip="the your-turn bell and desktop notification: off, or on again (remembered)"),
     ]
-    MENU = ("end_game", "sit_out", "come_back", "leave")  # the menu's entries, with the app's
+    MENU = ("end_game", "sit_out", "come_back", "leave", "app.toggle_bell")  # the menu's entries, with the app's
 
     view: var[dict[str, Any] | None] = var(None, always_update=True, init=False)
 
@@ -95,6 +97,7 @@ class TableScreen(Screen[None]):
         self._shown: dict[str, Content] = {}
         self._last_event: dict[str, Any] | None = None
         self._offered: tuple[bool, ...] = ()
+        self._mine = False  # the last view had a decision of ours (the bell rings when one begins)
         self._binding_actions = sorted({b.action.split("(")[0] for b in self.BINDINGS})  # type: ignore[union-attr]
 
     @property
@@ -177,6 +180,12 @@ class TableScreen(Screen[None]):
             hand.picking = picking
             hand.picked = self._first_pick(hand, helper, picking) if picking else None
 
+        mine = me is not None and me in (view.get("to_act") or ()) and not self.away
+        if mine and not self._mine:
+            alert = getattr(self.app, "alert_turn", None)
+            if alert is not None:
+                alert()
+        self._mine = mine
         self._update_clock(view, me)
         self._update_prompt(view, me, table)
         self._refresh_bindings_if_changed()

@@ -207,3 +207,36 @@ async def test_the_helper_is_warmed_in_the_background_at_start(monkeypatch):
         await feed(pilot, PLAY_VIEW)
         await wait_for(pilot, lambda: warmed, what="the helper's tables built")
         assert warmed[0] != threading.main_thread().name  # off the event loop's thread
+
+
+async def test_the_bell_rings_when_a_decision_becomes_yours_and_the_choice_is_remembered(tmp_path):
+    from client.app import DabApp
+    from client.config import ClientConfig
+    from client.render import Display
+
+    config = ClientConfig.load(tmp_path)
+    assert config.bell  # on by default
+    app = DabApp(display=Display(), frozen_clock=True, player_name="Ann", config=config)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await feed(pilot, OTHERS_TURN)
+        assert app.alerts == []
+        my_draw = {**OTHERS_TURN, "turn": 0, "to_act": [0], "legal": [{"kind": "take_stock"}]}
+        await feed(pilot, my_draw)
+        assert len(app.alerts) == 1 and app.alerts[0].startswith("\a")
+        await feed(pilot, {**my_draw, "deadline_ms": 30000})  # the same decision again: no second ring
+        await feed(pilot, PLAY_VIEW)  # our discard follows our draw: still the same turn
+        assert len(app.alerts) == 1
+        await pilot.press("n")  # off, and remembered
+        await feed(pilot, OTHERS_TURN)
+        await feed(pilot, my_draw)
+        assert len(app.alerts) == 1
+    assert ClientConfig.load(tmp_path).bell is False
+
+
+def test_desktop_notifications_only_where_the_terminal_is_known():
+    from client.app import desktop_notification
+
+    assert desktop_notification("Down and Back", "your turn", {"TERM": "xterm-256color"}) == ""
+    assert desktop_notification("D", "t", {"TERM_PROGRAM": "iTerm.app"}) == "\x1b]9;D: t\x07"
+    assert desktop_notification("D", "t", {"TERM": "xterm-kitty"}).startswith("\x1b]99;")
+    assert desktop_notification("D", "t", {"VTE_VERSION": "7200"}) == "\x1b]777;notify;D;t\x07"
