@@ -292,22 +292,6 @@ provokes("create_table", "too_many_tables")(lambda env: _holding_a_seat(env, "cr
 provokes("join", "too_many_tables")(lambda env: _holding_a_seat(env, "join"))
 
 
-async def _guessing_codes(env: Env, request: str) -> None:
-    """Bob guesses a private table's code until the back-off stops him (even with the right code)."""
-    env.monkeypatch.setattr(lobby_module, "CODE_TRIES_PER_PLAYER", 1)
-    kind = m.Join if request == "join" else m.Watch
-    async with env.connect("ann") as ann, env.connect("bob") as bob:
-        created = await ann.request(m.CreateTable, name="private", private_code="sesame")
-        for guess in ("open", "please"):
-            assert await failure(bob.request(kind, table_id=created["table_id"], private_code=guess)) == "wrong_code"
-        assert await failure(bob.request(kind, table_id=created["table_id"], private_code="sesame")) == (
-            "too_many_attempts")
-
-
-provokes("join", "too_many_attempts")(lambda env: _guessing_codes(env, "join"))
-provokes("watch", "too_many_attempts")(lambda env: _guessing_codes(env, "watch"))
-
-
 @provokes("join", "no_such_table")
 async def _(env: Env) -> None:
     async with env.connect("ann") as ann:
