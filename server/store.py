@@ -326,7 +326,7 @@ class Store:
             except OSError as exc:
                 raise StoreError(f"cannot create the data directory {directory}: {exc.strerror or exc}") from None
             directory = directory.resolve()  # the directory may be a link; the files in it may not
-            warnings = _check_directory(directory)
+            warnings = _check_directory(directory, own=lock)
             path = directory / DB_NAME
             writable = _writable(directory)
             if lock and not writable:
@@ -335,12 +335,12 @@ class Store:
                 _own_file(directory / LOCK_NAME, private=False)  # before anything is created
             if not os.path.lexists(path):
                 cls._create(path)
-            fd = _open_own(path)
+            fd = _open_own(path, own=lock)
             try:
                 if lock:
                     _hold(fd, path)
                 for name in _BESIDE:
-                    _own_file(directory / f"{DB_NAME}{name}", private=lock)
+                    _own_file(directory / f"{DB_NAME}{name}", private=lock, own=lock)
                 immutable = not writable
                 if immutable and _size(f"{path}-wal"):
                     raise StoreError(
@@ -377,7 +377,7 @@ class Store:
             with contextlib.suppress(FileNotFoundError):
                 os.unlink(f"{temporary}{stale}")
         try:
-            os.close(os.open(temporary, os.O_RDWR | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600))
+            os.close(os.open(temporary, os.O_RDWR | os.O_CREAT | os.O_EXCL | _NO_LINKS, 0o600))
             cls(temporary, new=True).close()
             try:
                 os.link(temporary, path)
@@ -442,7 +442,7 @@ class Store:
         if version and self.path != ":memory:":
             backup = f"{self.path}.v{version}.bak"
             try:  # created 0600, never through a link
-                os.close(os.open(backup, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW, 0o600))
+                os.close(os.open(backup, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | _NO_LINKS, 0o600))
             except OSError as exc:
                 raise StoreError(f"cannot write the backup {backup} before upgrading: {exc.strerror or exc}") from None
             target = sqlite3.connect(backup)
@@ -772,15 +772,20 @@ class Store:
             yield self._round(tid, number, "public", raw)
 
     def check_rounds(self) -> None:
-        """Every stored round reads back as what the server and ``export`` rely on (raises :class:`StoreError`).
+        """Every stored round reads back as what the server relies on (raises :class:`StoreError`).
 
         SQLite has no page checksums: damage inside a round's text passes
-        ``quick_check``, so the start-up reads each round once.
+        ``quick_check``, so the start-up reads once every round's public form
+        (``history`` serves it) and the full record of every table not closed
+        (a restore may need it). Closed tables' records are read only by
+        ``export``, which names any damage it finds.
         """
         for tid, number, record, public in self.conn.execute(
-            "SELECT table_id, round_no, CAST(record AS BLOB), CAST(public AS BLOB) FROM rounds"
+            "SELECT r.table_id, r.round_no, CASE WHEN t.state = 'closed' THEN NULL ELSE CAST(r.record AS BLOB) END, "
+            "CAST(r.public AS BLOB) FROM rounds r JOIN tables t USING (table_id)"
         ):
-            self._round(tid, number, "record", record)
+            if record is not None:
+                self._round(tid, number, "record", record)
             self._round(tid, number, "public", public)
 
     def _round(self, table_id: str, round_no: int, column: str, raw: bytes | None) -> dict[str, Any]:
@@ -909,6 +914,9 @@ def _open_error(path: str, exc: sqlite3.Error | UnicodeDecodeError) -> StoreErro
     )
 
 
+_NO_LINKS = getattr(os, "O_NOFOLLOW", 0)  # POSIX; elsewhere the checks after opening still refuse links
+_NO_BLOCK = getattr(os, "O_NONBLOCK", 0)  # a planted FIFO must not hang the start
+_NO_INHERIT = getattr(os, "O_CLOEXEC", 0)
 _BESIDE = ("", "-wal", "-shm")  # the database and the files SQLite keeps beside it in WAL mode
 
 
@@ -938,10 +946,10 @@ def _private_files() -> Iterator[None]:
         os.umask(previous)
 
 
-def _check_directory(directory: Path) -> list[str]:
-    """Refuse a data directory of another user; warn about one other users may read or change."""
+def _check_directory(directory: Path, own: bool) -> list[str]:
+    """Refuse a data directory of another user (``own``: the server's); warn about one others may read or change."""
     info = os.stat(directory)
-    if info.st_uid != os.geteuid():
+    if own and info.st_uid != os.geteuid():
         raise StoreError(f"the data directory {directory} belongs to another user (uid {info.st_uid}); "
                          "give --data-dir a directory of your own")
     if info.st_mode & 0o022:
@@ -953,39 +961,40 @@ def _check_directory(directory: Path) -> list[str]:
     return []
 
 
-def _not_ours(path: str | os.PathLike[str], info: os.stat_result) -> str | None:
-    """Why the server must not use ``path`` (None: a regular file of this user)."""
+def _not_ours(path: str | os.PathLike[str], info: os.stat_result, own: bool = True) -> str | None:
+    """Why the server must not use ``path`` (None: a regular file, of this user if ``own``)."""
     if stat.S_ISLNK(info.st_mode):
         return f"{path} is a symbolic link: dab-server uses only its own files, never a link (remove it)"
     if not stat.S_ISREG(info.st_mode):
         return f"{path} is not a regular file (remove it)"
-    if info.st_uid != os.geteuid():
+    if own and info.st_uid != os.geteuid():
         return f"{path} belongs to another user (uid {info.st_uid}), not to this one"
     return None
 
 
-def _open_own(path: Path) -> int:
-    """An fd of the database file, refused unless it is this user's regular file (never a link)."""
+def _open_own(path: Path, own: bool) -> int:
+    """An fd of the database file, refused unless it is a regular file (never a link), this user's if ``own``."""
     try:
-        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
+        fd = os.open(path, os.O_RDONLY | _NO_LINKS | _NO_BLOCK | _NO_INHERIT)
     except OSError as exc:
         if exc.errno == errno.ELOOP:
             raise StoreError(_not_ours(path, os.lstat(path)) or f"cannot open {path}: {exc.strerror}") from None
         raise StoreError(f"cannot open {path}: {exc.strerror or exc}") from None
-    problem = _not_ours(path, os.fstat(fd))
+    problem = _not_ours(path, os.fstat(fd), own)
     if problem:
         os.close(fd)
         raise StoreError(problem)
     return fd
 
 
-def _own_file(path: Path, *, private: bool) -> None:
-    """A file beside the database, if there: refused unless this user's regular file; made 0600 (``private``)."""
+def _own_file(path: Path, *, private: bool, own: bool = True) -> None:
+    """A file beside the database, if there: refused unless a regular file (this user's if ``own``);
+    made 0600 if ``private``."""
     try:
         info = os.lstat(path)
     except FileNotFoundError:
         return
-    problem = _not_ours(path, info)
+    problem = _not_ours(path, info, own)
     if problem:
         raise StoreError(problem)
     if private and info.st_mode & 0o077:
@@ -1013,7 +1022,7 @@ def _hold(fd: int, path: Path) -> None:
 
 def _read_pid(path: Path) -> str:
     try:
-        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+        fd = os.open(path, os.O_RDONLY | _NO_LINKS | _NO_BLOCK)
     except OSError:
         return ""
     try:
@@ -1025,7 +1034,7 @@ def _read_pid(path: Path) -> str:
 def _write_pid(path: Path) -> None:
     """Say which process holds the database (for the refusal of a second server); never through a link."""
     try:
-        fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_NONBLOCK, 0o600)
+        fd = os.open(path, os.O_RDWR | os.O_CREAT | _NO_LINKS | _NO_BLOCK, 0o600)
     except OSError as exc:
         if exc.errno == errno.ELOOP:
             raise StoreError(_not_ours(path, os.lstat(path)) or str(exc)) from None

@@ -21,8 +21,10 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import json
+import os
 import signal
 import sqlite3
+import stat
 from contextlib import AsyncExitStack
 
 import pytest
@@ -265,6 +267,7 @@ def test_older_schemas_are_migrated_in_order_after_a_backup(tmp_path, monkeypatc
         assert store.conn.execute("SELECT count(*) FROM players WHERE note = 'hello'").fetchone()[0] == 10
     finally:
         store.close()
+    assert stat.S_IMODE(os.stat(f"{db}.v{now}.bak").st_mode) == 0o600  # private from its creation
     backup = sqlite3.connect(f"{db}.v{now}.bak")
     try:
         assert backup.execute("SELECT version FROM schema_version").fetchone()[0] == now

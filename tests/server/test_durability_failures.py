@@ -163,7 +163,7 @@ async def test_a_write_failing_inside_a_request_leaves_no_gap(durable, group_com
 
 @pytest.fixture
 async def played(tmp_path, table_config, net_config) -> Path:
-    """A data directory holding one finished game (ann and a bot, a few rounds) and one closed waiting table."""
+    """A data directory holding one finished game (ann and a bot, a few rounds), ann still at its table."""
     data = tmp_path / "played"
     lobby = Lobby(LobbyConfig(table=table_config, seed=b"damage", store=Store.open_dir(data)), "dab-server test")
     server = GameServer(lobby, net_config)
@@ -173,7 +173,6 @@ async def played(tmp_path, table_config, net_config) -> Path:
         await ann.request(m.AddBot)
         await ann.request(m.Start)
         await asyncio.wait_for(autoplay(ann, 3, host=True), 30)
-        await ann.request(m.Leave)
     await server.close(grace=1.0)
     return data
 
