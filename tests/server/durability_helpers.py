@@ -329,8 +329,9 @@ async def leave_some(seated: list[tuple[Player, bool]], lingering: list, done: a
     leavers = []
     for group in groups:
         host = group[0]
-        client = await host.connect()
-        await client.request(m.Leave)
+        client = await host.connect(expect_seat=False)  # a kill after its game ended may have let the grace free it
+        if client.link.welcome.table_id == host.table_id:
+            await client.request(m.Leave)
         await host.disconnect()
         leavers.append(host)
         if len(group) > 2:
