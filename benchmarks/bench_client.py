@@ -1,8 +1,9 @@
 """Client benchmarks, measured on the real program in a pseudo-terminal at 80x24.
 
 1. Start-up: the median time from spawning ``python -m client`` (a practice
-   game: embedded server, table, three bots) to the first painted table.
-   Target: under 1 s.
+   game: embedded server, table, three bots) to the first painted table, with
+   the bytecode compiled (one uncounted start first). Target: under 0.5 s on
+   an idle machine.
 2. Bandwidth: the bytes the client writes to the terminal per opponent turn
    (a bot's draw and discard) at 80x24. Target: under 8 KB.
 
@@ -33,6 +34,10 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 COLUMNS, LINES = 80, 24
+# An installed program has its bytecode compiled; an environment with
+# PYTHONDONTWRITEBYTECODE would make every start compile ~40 modules afresh
+# (~0.25 s). The children cache bytecode here instead (never in the tree).
+PYCACHE = tempfile.TemporaryDirectory(prefix="dab-bench-pyc-")
 
 
 class PtyClient:
@@ -47,6 +52,8 @@ class PtyClient:
                    LINES=str(LINES), DAB_BENCH_FD=str(marks_w), DAB_CONFIG_DIR=self.config.name,
                    PYTHONPATH=str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""))
         env.pop("TEXTUAL", None)
+        env.pop("PYTHONDONTWRITEBYTECODE", None)
+        env["PYTHONPYCACHEPREFIX"] = PYCACHE.name
         if exit_after_paint:
             env["DAB_BENCH_EXIT"] = "1"
         self.started = time.perf_counter()
@@ -172,17 +179,18 @@ def main() -> int:
 
     median = 0.0
     if args.runs:
+        time_to_first_table()  # not counted: compiles the bytecode, as installing would
         times = [time_to_first_table() for _ in range(args.runs)]
         median = statistics.median(times)
         print(f"start-up to first painted table: median {median * 1000:.0f} ms "
-              f"(min {min(times) * 1000:.0f}, max {max(times) * 1000:.0f}, {args.runs} runs; target < 1000 ms)")
+              f"(min {min(times) * 1000:.0f}, max {max(times) * 1000:.0f}, {args.runs} runs; target < 500 ms idle)")
 
     median_bytes, total, per_turn = bytes_per_opponent_turn(args.turns, args.bot_delay)
     print("per turn:", " ".join(f"{b / 1024:.1f}" for b in per_turn))
     print(f"bytes written per opponent turn at {COLUMNS}x{LINES}: median {median_bytes / 1024:.2f} KB, "
           f"max {max(per_turn) / 1024:.2f} KB, mean {total / len(per_turn) / 1024:.2f} KB "
           f"over {len(per_turn)} turns (target < 8 KB)")
-    ok = median < 1.0 and median_bytes < 8 * 1024
+    ok = median < 0.5 and median_bytes < 8 * 1024
     return 0 if ok else 1
 
 

@@ -130,7 +130,8 @@ async def run(args: argparse.Namespace, config: ClientConfig) -> int:
 
     from .app import DabApp
 
-    app = DabApp(session, display=display, server_label=label, player_name=name, config=config, **hooks)
+    app = DabApp(session, display=display, server_label=label, player_name=name, config=config,
+                 expect_table=server is not None, **hooks)
     app_ref.append(app)
     try:
         await app.run_async()

@@ -107,6 +107,7 @@ class DabApp(App[None]):
         on_table_painted: Callable[[], None] | None = None,
         on_view: Callable[[dict[str, Any]], None] | None = None,
         config: ClientConfig | None = None,
+        expect_table: bool = False,
     ) -> None:
         super().__init__()
         self.session = session
@@ -125,6 +126,7 @@ class DabApp(App[None]):
         self.requests_sent: list[tuple[str, dict[str, Any]]] = []
         self.table_settings: dict[str, dict[str, Any]] = {}  # table id -> settings, from the lobby
         self._helper_warm = False
+        self.expect_table = expect_table  # the session is already seated (practice): no lobby first
         self.config = config or ClientConfig()  # not saved unless it came from a file
         self.alerts: list[str] = []  # "your turn" alerts given (what the tests look at)
 
@@ -145,7 +147,12 @@ class DabApp(App[None]):
             self.add_class("-ascii")
         if not self.is_headless:
             self._watch_terminal()
-        self.push_screen(self.lobby)
+        # A practice game's table is on its way: composing a lobby nobody sees first would
+        # cost start-up time, so the lobby waits (for a while, in case no table comes).
+        if self.expect_table:
+            self.set_timer(2.0, self._lobby_unless_seated)
+        else:
+            self.call_later(self._lobby_unless_seated)
         self._check_size()
         session = self.session
         if session is None:
@@ -168,7 +175,7 @@ class DabApp(App[None]):
     def _listen(self, session: Session) -> None:
         self.connection_state = CONNECTED
         session.listen(self.receive)
-        self.lobby.action_refresh()  # the table list comes pushed; the balance only with a list request
+        self._send("ListTables", {})  # the table list comes pushed; the balance only with a list request
 
     def _watch_terminal(self) -> None:
         """Leave when the terminal goes away (SIGHUP, or a hang-up on standard input).
@@ -231,7 +238,7 @@ class DabApp(App[None]):
 
     def on_view_changed(self, message: ViewChanged) -> None:
         if self.table_screen is None or self.table_screen.table_id != message.table_id:
-            self._back_to_lobby()
+            self._back_to_lobby(show=False)
             self.table_id, self.view = message.table_id, message.view
             self.table_screen = TableScreen(message.table_id)
             self.table_screen.view = message.view
@@ -280,11 +287,18 @@ class DabApp(App[None]):
         elif message.state == CLOSED:
             self.fail(f"disconnected from {self.server_label}: {message.text}")
 
-    def _back_to_lobby(self) -> None:
+    def _back_to_lobby(self, show: bool = True) -> None:
+        """Close the table and whatever is on it; ``show``: and be in the lobby (else a new table follows)."""
         self.table_screen = None
         self.table_id = self.view = None
         while len(self.screen_stack) > 1 and self.screen is not self.lobby:
             self.pop_screen()
+        if show and self.lobby not in self.screen_stack:
+            self.push_screen(self.lobby)
+
+    def _lobby_unless_seated(self) -> None:
+        if self.table_screen is None and self.lobby not in self.screen_stack:
+            self.push_screen(self.lobby)
 
     # ------------------------------------------------------------ to the server
 

@@ -204,12 +204,13 @@ async def test_sit_out_and_come_back_with_a_visible_key(make_app, connect):
             await pilot.press("a")  # sit out: asks first, since the round is played for us
             await wait_for(pilot, lambda: screen_name(app) == "ConfirmScreen", what="asked first")
             await pilot.press("y")
-            text = await wait_for(pilot, lambda: screen.away and "I'm back" in screen_text(app) and screen_text(app),
-                                  what="sitting out")
-            assert "a I'm back" in text and "You are sitting out" in text
+            await wait_for(pilot, lambda: screen.away, what="sitting out")
+            await wait_for(pilot, lambda: screen_name(app) == "RevealScreen" or app.screen is screen, what="settled")
             if screen_name(app) == "RevealScreen":  # the rest of the round was played for us at once
                 await pilot.press("escape")
-            await wait_for(pilot, lambda: app.screen is screen, what="nothing on top of the table")
+            text = await wait_for(pilot, lambda: app.screen is screen and "a I'm back" in screen_text(app)
+                                  and screen_text(app), what="the key to come back")
+            assert "You are sitting out" in text
             await pilot.press("a")
             await wait_for(pilot, lambda: not screen.away, what="back in")
             assert ("SitOut", {"away": True}) in app.requests_sent and ("SitOut", {"away": False}) in app.requests_sent

@@ -119,3 +119,24 @@ async def test_practice_game_reaches_a_finished_round_with_bots():
     finally:
         await session.close()
         await server.close(grace=0.5)
+
+
+async def test_practice_opens_on_the_table_and_the_lobby_comes_when_leaving():
+    """Start-up: no lobby is composed (and thrown away) before the practice table is drawn."""
+    server, session = await start_practice("Newcomer", PracticeOptions(bots=1, bot_delay=5.0, turn_timeout=30.0))
+    try:
+        app = DabApp(session, server_label="practice", player_name="Newcomer", expect_table=True)
+        async with app.run_test(size=(80, 24)) as pilot:
+            await wait_for(pilot, lambda: table_ready(app), what="the practice table")
+            assert app.lobby not in app.screen_stack and not app.lobby.is_mounted
+            while screen_name(app) != "TableScreen":  # a cut of ours may be open
+                await pilot.press("enter")
+                await pilot.pause()
+            await pilot.press("l")
+            await wait_for(pilot, lambda: screen_name(app) == "ConfirmScreen", what="asked first")
+            await pilot.press("y")
+            await wait_for(pilot, lambda: screen_name(app) == "LobbyScreen" and "Practice" in screen_text(app),
+                           what="the lobby, with the practice table listed")
+    finally:
+        await session.close()
+        await server.close(grace=0.5)
