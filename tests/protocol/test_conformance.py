@@ -692,13 +692,18 @@ async def test_replaced_and_rate_limited_byes(server, connect):
     assert replies[-1]["type"] == "bye" and replies[-1]["reason"] == "rate_limited"
 
 
-async def test_timeouts_say_why_in_the_bye(server):
-    server.net.hello_timeout = server.net.idle_timeout = server.net.frame_timeout = 0.2
-    silent, dribbler, idle = [await Raw.open(server.port) for _ in range(3)]
-    dribbler.send(encode_frame(hello(name="d")), b"\x00\x00\x00\x10\x81")  # a frame begun, never finished
-    idle.send(hello(name="i"))
-    reasons = [(await conn.until_closed())[-1]["reason"] for conn in (silent, dribbler, idle)]
-    assert reasons == ["hello_timeout", "frame_timeout", "idle"]
+async def test_timeouts_say_why_in_the_bye(table_config):
+    net = NetConfig(hello_timeout=0.2, idle_timeout=0.2, frame_timeout=0.2)  # the watchdog then looks every 0.05 s
+    server = GameServer(Lobby(LobbyConfig(table=table_config), "test"), net)
+    await server.start("127.0.0.1", 0)
+    try:
+        silent, dribbler, idle = [await Raw.open(server.port) for _ in range(3)]
+        dribbler.send(encode_frame(hello(name="d")), b"\x00\x00\x00\x10\x81")  # a frame begun, never finished
+        idle.send(hello(name="i"))
+        reasons = [(await conn.until_closed())[-1]["reason"] for conn in (silent, dribbler, idle)]
+        assert reasons == ["hello_timeout", "frame_timeout", "idle"]
+    finally:
+        await server.close(grace=1.0)
 
 
 async def test_shutting_down_says_bye_to_everyone(server, connect):
