@@ -9,7 +9,7 @@
   ``test_a_symlinked_database_is_refused``); a data directory of another user
   is refused (``test_a_data_directory_of_another_user_is_refused``);
 * a second server is refused however it reaches the database: a symlinked
-  directory, a deleted lock file (``test_a_second_server_is_refused_whatever_the_path``);
+  directory, a hard link, a deleted lock file (``test_a_second_server_is_refused_whatever_the_path``);
 * a 0-byte database is refused, not taken for a new one (``test_an_empty_database_file_is_refused``);
 * a read-only data directory is reported as read-only by the server, and
   ``export`` still reads it (``test_a_read_only_directory_is_reported_as_such``).
@@ -113,6 +113,10 @@ async def test_a_second_server_is_refused_whatever_the_path(tmp_path):
         alias = tmp_path / "alias"
         alias.symlink_to(data, target_is_directory=True)
         refused(alias, "another dab-server", f"pid {server.process.pid}")
+        linked = tmp_path / "linked"  # the same file under another name: a hard link
+        linked.mkdir(mode=0o700)
+        os.link(data / DB_NAME, linked / DB_NAME)
+        refused(linked, "another dab-server")
         (data / LOCK_NAME).unlink()  # the lock file is only a note: the lock is on the database itself
         refused(data, "another dab-server", DB_NAME)
         assert await server.stop(signal.SIGTERM) == 0
