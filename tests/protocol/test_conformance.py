@@ -693,7 +693,8 @@ async def test_replaced_and_rate_limited_byes(server, connect):
 
 
 async def test_timeouts_say_why_in_the_bye(table_config):
-    net = NetConfig(hello_timeout=0.2, idle_timeout=0.2, frame_timeout=0.2)  # the watchdog then looks every 0.05 s
+    # The watchdog then looks every 0.05 s; idleness is longer, so the dribbler's frame times out first.
+    net = NetConfig(hello_timeout=0.2, idle_timeout=0.4, frame_timeout=0.2)
     server = GameServer(Lobby(LobbyConfig(table=table_config), "test"), net)
     await server.start("127.0.0.1", 0)
     try:
