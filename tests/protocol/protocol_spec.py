@@ -13,7 +13,7 @@ server's code. The document's conventions this relies on (each is stated in it):
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 
@@ -41,7 +41,6 @@ def without_parentheses(text: str) -> str:
 class Section:
     title: str
     body: str
-    children: list["Section"] = field(default_factory=list)
 
     def tables(self) -> list[list[dict[str, str]]]:
         """The Markdown tables directly in this section, each a list of rows (header -> cell)."""
@@ -151,11 +150,6 @@ def _present(present: str, phase: str, seated: bool) -> bool:
     }[present]
 
 
-def _names(cell: str) -> list[str]:
-    """The field names of a first-column cell such as "`down_winner`, `back_winner`"."""
-    return ticked(cell)
-
-
 def _sentence(paragraph: str, start: str) -> str:
     """The sentence of ``paragraph`` that begins with ``start``, without it (a full stop inside
     parentheses does not end it)."""
@@ -172,7 +166,7 @@ def _sentence(paragraph: str, start: str) -> str:
 def _field_rows(rows: list[dict[str, str]]) -> dict[str, Field]:
     fields = {}
     for row in rows:
-        for name in _names(row["field"]):
+        for name in ticked(row["field"]):  # "`down_winner`, `back_winner`": two fields
             fields[name] = Field(name, row.get("type", ""), row.get("present", "always"))
     return fields
 

@@ -20,7 +20,7 @@ import msgpack
 import pytest
 
 import protocol_spec
-from client.link import LinkError, RequestFailed
+from client.link import RequestFailed
 from engine.bots import baseline_action
 from protocol import messages as m
 from protocol.errors import PROTOCOL_ERROR_CODES
