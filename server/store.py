@@ -383,6 +383,9 @@ class Store:
                 os.link(temporary, path)
             except FileExistsError:
                 pass  # another server created it first: that one is used
+            except OSError:  # a file system without hard links: a rename, unless one appeared meanwhile
+                if not os.path.lexists(path):
+                    os.rename(temporary, path)
             _fsync_directory(path.parent)
         except OSError as exc:
             raise StoreError(f"cannot create the database {path}: {exc.strerror or exc}") from None
