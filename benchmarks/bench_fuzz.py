@@ -2,7 +2,8 @@
 
 The long form of ``tests/server/test_fuzz.py``. The server runs as a
 subprocess (``--memory``, rate limits raised so that every garbage frame is
-read and handled rather than refused); the fuzzers run in a second subprocess,
+read and handled rather than refused; the default 0.6 s bot delay, so the bot
+games the fuzzers start cost what they would in production); the fuzzers run in a second subprocess,
 so this process only plays the honest heads-up table and times it. First the
 honest table plays alone (the baseline, in the same run on the same machine),
 then with the fuzzers until they have sent ``--frames`` frames. Printed: the
@@ -33,7 +34,7 @@ from fuzzing import FuzzStats, documented_error_codes, fuzz_connections  # noqa:
 from protocol import messages as m  # noqa: E402
 from scripted import ScriptedClient, autoplay  # noqa: E402
 
-SERVER_FLAGS = ["--memory", "--host", "127.0.0.1", "--port", "0", "--bot-delay", "0", "--round-pause", "0",
+SERVER_FLAGS = ["--memory", "--host", "127.0.0.1", "--port", "0", "--round-pause", "0",
                 "--request-rate", "1000000", "--max-connections", "10000", "--max-per-address", "10000",
                 "--new-players-per-hour", "1000000", "--log-level", "INFO"]
 
@@ -150,6 +151,8 @@ async def main(args: argparse.Namespace) -> int:
     print(f"server log: {server.count('Traceback')} tracebacks, {server.count(' ERROR ')} errors, "
           f"{server.count(' CRITICAL ')} critical, {server.count(' WARNING ')} warnings, "
           f"{server.count('socket.send')} socket.send() warnings")
+    for line in sorted({re.sub(r"^\S+ \S+ ", "", line).strip() for line in server.lines if " WARNING " in line})[:8]:
+        print(f"  e.g. {line[:150]}")
     print(f"honest rounds played: {honest.rounds}")
     print(report("honest, alone", baseline))
     print(report("honest, under fuzz", attacked))

@@ -249,6 +249,12 @@ class Connection:
         return self.state is State.CLOSED
 
     @property
+    def waiting(self) -> bool:
+        """:meth:`next_message` has more to give now: complete frames not yet returned,
+        or a stream error not yet raised."""
+        return self._decoder.pending > 0 or (self._decoder.failed and self.error is None)
+
+    @property
     def receiving(self) -> bool:
         """True while part of a frame has arrived and the rest has not (for frame deadlines)."""
         return self._decoder.incomplete

@@ -40,6 +40,7 @@ class NetConfig:
     behind: int = 64 * 1024  # a peer with this much queued counts towards the total check
     socket_send_buffer: int = 64 * 1024  # keep the kernel's share of a slow peer's backlog small too
     linger: float = 2.0  # after a bye: how long unread input is drained so the peer can read the bye
+    batch: int = 32  # messages of one connection handled per event-loop iteration
     rate: float = 20.0  # sustained requests per second
     burst: float = 40.0
     max_rate_errors: int = 100  # a flood past this is disconnected
@@ -80,6 +81,7 @@ class ClientSession(asyncio.Protocol):
         self.peer = "?"
         self.address = "?"  # what per-address limits count (address_key of the peer's host)
         self._counted = False  # holds one of its address's connection slots
+        self._paused = False  # reading paused while received messages wait for their turn
 
     # ------------------------------------------------------------ connection
 
@@ -108,11 +110,31 @@ class ClientSession(asyncio.Protocol):
         if self.closed:
             return  # draining after a bye (see close_with)
         self.conn.receive_data(data)
+        self._handle_messages()
+
+    def _handle_messages(self) -> None:
+        """Handle at most ``net.batch`` of the messages received; if more are waiting,
+        stop reading and go on in a later loop iteration, so a connection that sends
+        many at once delays the others by one batch, not by all of them."""
+        if self.closed:
+            return
+        conn, transport = self.conn, self.transport
+        assert transport is not None
         try:
-            for message in self.conn:
+            for _ in range(self.server.net.batch):
+                message = conn.next_message()
+                if message is None:
+                    break
                 self.last_heard = self._loop.time()
                 self._dispatch(message)
                 if self.closed:
+                    return
+            else:
+                if conn.waiting:
+                    if not self._paused:
+                        self._paused = True
+                        transport.pause_reading()
+                    self._loop.call_soon(self._handle_messages)
                     return
         except RemoteProtocolError as exc:
             self.push(m.Error.from_exception(exc))
@@ -122,6 +144,9 @@ class ClientSession(asyncio.Protocol):
             log.exception("%s: session failed", self.peer)
             self.abort()
             return
+        if self._paused:
+            self._paused = False
+            transport.resume_reading()
         if not self.conn.receiving:
             self.frame_started = None
         elif self.frame_started is None:

@@ -151,3 +151,24 @@ async def m_read(reader: asyncio.StreamReader) -> m.Message:
     header = await asyncio.wait_for(reader.readexactly(4), 10)
     body = await asyncio.wait_for(reader.readexactly(int.from_bytes(header, "big")), 10)
     return m.decode(header + body)
+
+
+async def test_many_messages_at_once_from_one_connection_do_not_hold_up_the_others(server, connect):
+    order: list[str] = []
+    handle = server.lobby.handle
+
+    def recording_handle(player_id, msg):
+        order.append(player_id)
+        return handle(player_id, msg)
+
+    server.lobby.handle = recording_handle
+    async with connect("ann") as ann:
+        reader, writer = await greeted(server.port, "flood")
+        assert isinstance(await m_read(reader), m.Welcome)
+        writer.write(b"".join(encode_frame({"type": "ping", "id": i}) for i in range(900)))
+        await writer.drain()
+        await ann.request(m.Ping)
+        ann_id = ann.link.welcome.player_id
+        (flood_id,) = set(order) - {ann_id}
+        assert order.index(ann_id) < len(order) - 1 - order[::-1].index(flood_id)  # served among the flood
+        writer.close()
