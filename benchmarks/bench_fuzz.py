@@ -13,6 +13,10 @@ against PROTOCOL.md), and what the server logged: tracebacks and errors must
 be 0.
 
     python benchmarks/bench_fuzz.py [--frames 1000000] [--fuzzers 8] [--baseline 15]
+
+To look inside the server: ``PYTHONASYNCIODEBUG=1`` makes it log (and this
+print) every callback slower than 0.1 s; ``BENCH_SERVER_PREFIX="-m cProfile -o
+prof.out"`` profiles it.
 """
 
 from __future__ import annotations
@@ -50,7 +54,7 @@ class ServerProcess:
 
     async def start(self) -> int:
         self.process = await asyncio.create_subprocess_exec(
-            sys.executable, "-m", "server", *SERVER_FLAGS, stderr=asyncio.subprocess.PIPE, cwd=ROOT)
+            sys.executable, *os.environ.get("BENCH_SERVER_PREFIX", "").split(), "-m", "server", *SERVER_FLAGS, stderr=asyncio.subprocess.PIPE, cwd=ROOT)
         while True:
             line = (await self.process.stderr.readline()).decode()
             if not line:
@@ -153,6 +157,8 @@ async def main(args: argparse.Namespace) -> int:
           f"{server.count('socket.send')} socket.send() warnings")
     for line in sorted({re.sub(r"^\S+ \S+ ", "", line).strip() for line in server.lines if " WARNING " in line})[:8]:
         print(f"  e.g. {line[:150]}")
+    for line in [line for line in server.lines if "took" in line][:10]:
+        print(f"  slow: {line.strip()[:300]}")
     print(f"honest rounds played: {honest.rounds}")
     print(report("honest, alone", baseline))
     print(report("honest, under fuzz", attacked))

@@ -40,7 +40,7 @@ class NetConfig:
     behind: int = 64 * 1024  # a peer with this much queued counts towards the total check
     socket_send_buffer: int = 64 * 1024  # keep the kernel's share of a slow peer's backlog small too
     linger: float = 2.0  # after a bye: how long unread input is drained so the peer can read the bye
-    batch: int = 32  # messages of one connection handled per event-loop iteration
+    batch: int = 8  # messages of one connection handled per event-loop iteration
     rate: float = 20.0  # sustained requests per second
     burst: float = 40.0
     max_rate_errors: int = 100  # a flood past this is disconnected
