@@ -296,7 +296,7 @@ class Lobby:
             return False
         return True
     def _sweep_period(self) -> float:
-        return max(0.05, min(5.0, self.config.empty_grace / 4, self.config.absent_grace / 4))
+        return max(0.05, min(1.0, self.config.empty_grace / 4, self.config.absent_grace / 4))
 
     def _sweep(self) -> None:
         """Close tables nobody attends: bot-only games would otherwise run for ever,
