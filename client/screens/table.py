@@ -311,6 +311,9 @@ class TableScreen(Screen[None]):
 
     def _refresh_bindings_if_changed(self) -> None:
         """Redraw the footer only when the set of offered keys changes."""
+        if not self.is_current:  # on_screen_resume refreshes them; a hidden footer must not repaint
+            self._offered = ()
+            return
         offered = tuple(bool(self.check_action(action, ())) for action in self._binding_actions)
         if offered != self._offered:
             self._offered = offered
