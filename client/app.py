@@ -27,6 +27,7 @@ from textual.app import App
 from textual.geometry import Size
 from textual.binding import Binding
 from textual.reactive import var
+from textual.screen import Screen
 
 from .messages import (
     ChatArrived,
@@ -129,6 +130,19 @@ class DabApp(App[None]):
         self.expect_table = expect_table  # the session is already seated (practice): no lobby first
         self.config = config or ClientConfig()  # not saved unless it came from a file
         self.alerts: list[str] = []  # "your turn" alerts given (what the tests look at)
+
+    @property
+    def _background_screens(self) -> list[Screen[Any]]:  # type: ignore[override]
+        """Textual's screens that show through the top one; none when the top one is opaque.
+
+        Textual always counts the screen just below, so every change on the table
+        (a view, its countdown ticking) repainted the whole showdown arrangement
+        on top of it: ~7 KB each time.
+        """
+        stack = self._screen_stack
+        if stack and stack[-1].styles.background.a == 1:
+            return []
+        return super()._background_screens
 
     # ------------------------------------------------------------ lifecycle
 

@@ -240,3 +240,17 @@ def test_desktop_notifications_only_where_the_terminal_is_known():
     assert desktop_notification("D", "t", {"TERM_PROGRAM": "iTerm.app"}) == "\x1b]9;D: t\x07"
     assert desktop_notification("D", "t", {"TERM": "xterm-kitty"}).startswith("\x1b]99;")
     assert desktop_notification("D", "t", {"VTE_VERSION": "7200"}) == "\x1b]777;notify;D;t\x07"
+
+
+async def test_the_table_under_the_showdown_does_not_repaint_it():
+    """Only screens that show through count as background: the opaque arrangement hides the table."""
+    from test_client_snapshots import RESULT, SHOWDOWN_VIEW
+
+    app = make_app(ascii=False)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await feed(pilot, SHOWDOWN_VIEW)
+        await wait_for(pilot, lambda: screen_name(app) == "ShowdownScreen", what="arrangement open")
+        assert app._background_screens == []  # a view for the table below must not repaint all of this
+        app.receive(m.Event(table_id="t1", events=(copy.deepcopy(RESULT),)))
+        await wait_for(pilot, lambda: screen_name(app) == "RevealScreen", what="the reveal, a dialog")
+        assert app._background_screens == [app.table_screen]  # the table shows around the dialog
