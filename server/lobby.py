@@ -519,10 +519,9 @@ class Lobby:
         if table is None:
             self.send(player_id, m.Tables(tables=self.summaries()))
             return
-        table.send_view(player_id)
-        for message in table.chat_log:
-            self.send(player_id, message)
-        table.broadcast()  # everyone sees the seat reconnect
+        with self.atomic():
+            table.catch_up(player_id)  # the view, then the recent chat
+            table.broadcast()  # everyone sees the seat reconnect
 
     def disconnected(self, player_id: str, session: "ClientSession") -> None:
         player = self.players.get(player_id)

@@ -123,6 +123,7 @@ class Table:
         self.chat_log: deque[m.ChatMessage] = deque(maxlen=CHAT_KEEP)
         self._pending_events: dict[str, list[dict[str, Any]]] = {}
         self._flushed: set[str] = set()
+        self._catching_up: set[str] = set()  # members owed the recent chat after their next view
         self._spectator_view: m.View | None = None
         self._listed: tuple | None = None  # what the lobby list last showed of this table
         self.history: deque[dict[str, Any]] = deque(maxlen=HISTORY_KEEP)
@@ -276,6 +277,7 @@ class Table:
                 self._apply(None, SetAway(held, False))
             self._claim_host(player_id)
             self._save()
+            self.catch_up(player_id)
             self.broadcast()
             return held
         if self.game is not None:
@@ -289,6 +291,8 @@ class Table:
             raise RequestError("table_full", f"all {self.settings.seats} seats are taken")
         if seat is None:
             seat = free[0]
+        if player_id not in self.spectators:
+            self.catch_up(player_id)  # a spectator sitting down has the chat already
         self.spectators.discard(player_id)
         self.seats[seat] = SeatInfo(seat, name, player_id)
         self._claim_host(player_id)
@@ -302,6 +306,7 @@ class Table:
         if player_id in self.spectators:
             raise RequestError("already_at_table", "you are already watching this table")
         self.spectators.add(player_id)
+        self.catch_up(player_id)
         self.broadcast()
 
     def leave(self, player_id: str) -> None:
@@ -630,6 +635,15 @@ class Table:
                 self.hub.send(player_id, self._spectator_view)
             else:  # views are plain, string-keyed data by construction (tests/engine, tests/server)
                 self.hub.send(player_id, m.View.prevalidated(table_id=self.table_id, view=self.view(seat)))
+            if player_id in self._catching_up:
+                self._catching_up.discard(player_id)
+                for message in self.chat_log:
+                    self.hub.send(player_id, message)
+
+    def catch_up(self, player_id: str) -> None:
+        """``player_id`` just arrived (joined, watched, resumed): after their view, send the recent chat."""
+        self._catching_up.add(player_id)
+        self.hub.table_dirty(self)
 
     def flushed(self) -> None:
         """The flush is complete: the next change starts a new one.
@@ -639,6 +653,7 @@ class Table:
         """
         self._flushed.clear()
         self._pending_events.clear()
+        self._catching_up.clear()  # whoever was owed the chat and is still here has had it
         self._spectator_view = None
         self._check_listing()
 

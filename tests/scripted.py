@@ -114,3 +114,15 @@ async def until(predicate: Callable[[], Any]) -> None:
     """Poll a server-side condition that no client is pushed about (wrap it in a timeout)."""
     while not predicate():
         await asyncio.sleep(0.02)
+
+
+async def play_until(clients: list[ScriptedClient], done: Callable[[], Any]) -> None:
+    """Play every decision the clients are shown with the baseline bot, one at a time, until ``done()``."""
+    while not done():
+        def ready() -> ScriptedClient | None:
+            return next((c for c in clients if c.views and c.view["legal"] and c.view["to_act"]), None)
+
+        client = ready() or await clients[0].wait_for(ready)
+        view = client.view
+        await client.act(baseline_action(view).to_data())
+        await client.wait_for(lambda: client.view is not view)

@@ -93,6 +93,7 @@ class TableScreen(Screen[None]):
         self._reveal: Screen[Any] | None = None
         self._over: Screen[Any] | None = None
         self._chat_seen: set[tuple[Any, ...]] = set()
+        self._log_seeded = False
         self._painted = False
         self._shown: dict[str, Content] = {}
         self._last_event: dict[str, Any] | None = None
@@ -156,6 +157,8 @@ class TableScreen(Screen[None]):
         table = view.get("table") or {}
         self.names = seat_names(view)
         self.legal = {entry["kind"]: entry for entry in view.get("legal", [])}
+        if not self._log_seeded:
+            self._seed_log(view)
         if self.pending and self._decision_key(view) != self._decision:
             self.pending = False  # what we sent has been played (or overtaken)
 
@@ -433,6 +436,18 @@ class TableScreen(Screen[None]):
         self.app.push_screen(self._reveal, callback=lambda _: setattr(self, "_reveal", None))
 
     # ------------------------------------------------------------ events and chat
+
+    def _seed_log(self, view: dict[str, Any]) -> None:
+        """A fresh screen (we joined, came back, or the client restarted): start the log with
+        the view's recent events of this round, so coming back does not lose the context."""
+        self._log_seeded = True
+        log = self.query_one("#log", LineLog)
+        if log.lines:
+            return
+        for event in view.get("log") or ():
+            line = describe_event(event, self.names, self.display_options, view.get("seat"))
+            if line is not None and event.get("kind") != "reveal":
+                log.write(line)
 
     def add_events(self, events: list[dict[str, Any]]) -> None:
         log = self.query_one("#log", LineLog)

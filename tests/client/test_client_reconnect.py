@@ -34,3 +34,33 @@ async def test_reconnects_with_token_and_play_continues(make_app, connect):
             await wait_for(pilot, lambda: len([d for d in app.view["round_discards"] if d["seat"] == me]) > thrown,
                            what="discard after reconnecting")
             assert "offline" not in screen_text(app)
+
+
+async def test_a_restarted_client_shows_the_recent_log_and_chat_of_its_table(server, connect):
+    """Coming back keeps the context: the round's recent events and the table's chat are there at once."""
+    from protocol import messages as m
+
+    from client.app import DabApp
+    from client.session import Session
+    from scripted import play_until
+
+    server.lobby.config.table.absent_grace = 30.0  # however slow the test, nothing is played for her meanwhile
+    async with connect("Bob") as bob:
+        async with connect("Ann") as ann:
+            created = await ann.request(m.CreateTable, name="back", settings=m.TableSettings(seats=2))
+            await bob.request(m.Join, table_id=created["table_id"])
+            await ann.request(m.Chat, text="good luck")
+            await ann.request(m.Start)
+            table = server.lobby.tables[created["table_id"]]
+            await play_until([ann, bob], lambda: table.game.phase == "play" and len(table.game.history) >= 6)
+            token = ann.link.welcome.token
+        seen = len(bob.events)  # nothing happens while she is away: Bob waits, she is within her grace
+        app = DabApp(Session("127.0.0.1", server.port, "Ann", token), player_name="Ann")  # a new client process
+        async with app.run_test(size=(100, 30)) as pilot:
+            await wait_for(pilot, lambda: app.table_screen is not None and app.table_screen.is_mounted
+                           and app.table_screen.view is not None, what="back at the table")
+            log = app.table_screen.query_one("#log", LineLog)
+            chat = app.table_screen.query_one("#chat", LineLog)
+            await wait_for(pilot, lambda: any("Bob" in line.plain for line in log.lines), what="the round's log")
+            await wait_for(pilot, lambda: any("good luck" in line.plain for line in chat.lines), what="the chat")
+            assert len(bob.events) == seen  # all of it from before she came back

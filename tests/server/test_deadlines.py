@@ -11,7 +11,7 @@ from client.link import LinkError
 from engine.bots import baseline_action
 from engine.game import DISCARD, DRAW, PLAY
 from protocol import messages as m
-from scripted import ScriptedClient
+from scripted import ScriptedClient, play_until
 from server.lobby import Lobby, LobbyConfig
 from server.net import GameServer, NetConfig
 from server.table import TableConfig
@@ -42,16 +42,6 @@ async def test_a_decision_made_late_gives_the_next_one_its_full_time(server, con
         assert table.game.players[seat].turns_taken >= 1  # the discard was played for the seat
 
 
-async def play_until(table, clients, done) -> None:
-    """Play every decision the clients are shown with the baseline bot until ``done()``."""
-    while not done():
-        ready = lambda: next((c for c in clients if c.views and c.view["legal"] and c.view["to_act"]), None)  # noqa: E731
-        client = await clients[0].wait_for(ready) if ready() is None else ready()
-        view = client.view
-        await client.act(baseline_action(view).to_data())
-        await client.wait_for(lambda: client.view is not view)
-
-
 async def test_a_seat_coming_back_just_as_its_turn_arrives_gets_a_deadline(server, connect, timing_watch):
     """Bob leaves a running game; Ann's discard passes the turn to him just before his join lands.
 
@@ -66,7 +56,7 @@ async def test_a_seat_coming_back_just_as_its_turn_arrives_gets_a_deadline(serve
         await ann.request(m.Start)
         table = server.lobby.tables[created["table_id"]]
         game = table.game
-        await play_until(table, [ann, bob], lambda: game.phase == PLAY and game.step == DISCARD)
+        await play_until([ann, bob], lambda: game.phase == PLAY and game.step == DISCARD)
         mover = ann if ann.view["seat"] == game.turn_seat else bob
         other = bob if mover is ann else ann
         other_seat = other.view["seat"]
@@ -92,7 +82,7 @@ async def test_a_disconnected_players_decision_is_played_after_the_absent_grace(
         await ann.request(m.Start)
         table = server.lobby.tables[created["table_id"]]
         game = table.game
-        await play_until(table, [ann, bob], lambda: game.phase == PLAY and game.step == DRAW)
+        await play_until([ann, bob], lambda: game.phase == PLAY and game.step == DRAW)
         mover = ann if ann.view["seat"] == game.turn_seat else bob
         other = bob if mover is ann else ann
         seat, seen = game.turn_seat, len(other.events)

@@ -130,3 +130,19 @@ async def test_names_are_unique_among_players_online(server, connect):
         async with connect("Cy", token) as returning:  # Cy comes back: told apart by a number
             assert server.lobby.players[returning.link.welcome.player_id].name == "Cy 2"
             assert server.lobby.players[other.link.welcome.player_id].name == "cy"
+
+
+async def test_newcomers_get_the_recent_chat_after_their_view(server, connect):
+    """A spectator (and a player joining late) sees what was said before they came, right after the view."""
+    async with connect("ann") as ann, connect("vic") as vic, connect("bob") as bob:
+        created = await ann.request(m.CreateTable, name="talk", settings=m.TableSettings(seats=2))
+        table_id = created["table_id"]
+        await ann.request(m.Chat, text="anyone there?")
+        await vic.request(m.Watch, table_id=table_id)
+        await vic.wait_for(lambda: vic.chats)
+        assert [c.text for c in vic.chats] == ["anyone there?"] and vic.views[table_id]
+        await vic.request(m.Chat, text="just watching")
+        await bob.request(m.Join, table_id=table_id)
+        await bob.wait_for(lambda: len(bob.chats) == 2)
+        assert [(c.seat, c.name, c.text) for c in bob.chats] == [(0, "ann", "anyone there?"),
+                                                                 (None, "vic", "just watching")]
