@@ -84,7 +84,14 @@ class HonestTable:
     def __init__(self, port: int) -> None:
         self.port = port
         self.latencies: list[float] = []
+        self.lags: list[float] = []  # this process's own event-loop lag: how late a 10 ms sleep wakes
         self.rounds = 0
+
+    async def watch_lag(self) -> None:
+        while True:
+            started = time.perf_counter()
+            await asyncio.sleep(0.01)
+            self.lags.append(time.perf_counter() - started - 0.01)
 
     async def play(self, stop: asyncio.Event) -> None:
         async with ScriptedClient(self.port, "ann") as ann, ScriptedClient(self.port, "bob") as bob:
@@ -102,11 +109,11 @@ class HonestTable:
                 await asyncio.wait_for(game, 30)
                 self.rounds += ann.view["round"]
 
-    async def measure(self, during: asyncio.Future) -> tuple[object, list[float]]:
-        """``during``'s result, and the honest latencies recorded while it ran."""
-        first = len(self.latencies)
+    async def measure(self, during: asyncio.Future) -> tuple[object, list[float], list[float]]:
+        """``during``'s result, and the honest latencies and this process's lags recorded while it ran."""
+        first, first_lag = len(self.latencies), len(self.lags)
         result = await during
-        return result, self.latencies[first:]
+        return result, self.latencies[first:], self.lags[first_lag:]
 
 
 async def run_fuzzers(port: int, frames: int, fuzzers: int, seed: int) -> dict:
@@ -136,15 +143,17 @@ async def main(args: argparse.Namespace) -> int:
     honest = HonestTable(port)
     stop = asyncio.Event()
     playing = asyncio.ensure_future(honest.play(stop))
+    lag = asyncio.ensure_future(honest.watch_lag())
     print(f"CPU: {os.cpu_count()} cores; load average before: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
-    _, baseline = await honest.measure(asyncio.ensure_future(asyncio.sleep(args.baseline)))
+    _, baseline, baseline_lag = await honest.measure(asyncio.ensure_future(asyncio.sleep(args.baseline)))
     seed = args.seed if args.seed is not None else random.randrange(2 ** 32)
     fuzzer = await asyncio.create_subprocess_exec(
         sys.executable, __file__, "--fuzz-port", str(port), "--frames", str(args.frames), "--fuzzers",
         str(args.fuzzers), "--seed", str(seed), stdout=asyncio.subprocess.PIPE, cwd=ROOT)
-    (stdout, _), attacked = await honest.measure(asyncio.ensure_future(fuzzer.communicate()))
+    (stdout, _), attacked, attacked_lag = await honest.measure(asyncio.ensure_future(fuzzer.communicate()))
     stop.set()
     await asyncio.wait_for(playing, 60)
+    lag.cancel()
     await server.stop()
     fuzz = json.loads(stdout.decode().strip().splitlines()[-1])
     undocumented = sorted(set(fuzz["codes"]) - documented_error_codes())
@@ -162,6 +171,8 @@ async def main(args: argparse.Namespace) -> int:
     print(f"honest rounds played: {honest.rounds}")
     print(report("honest, alone", baseline))
     print(report("honest, under fuzz", attacked))
+    print(f"the measuring process's own loop lag (max): alone {max(baseline_lag) * 1000:.0f} ms, "
+          f"under fuzz {max(attacked_lag) * 1000:.0f} ms (a late wake-up here inflates the latencies above)")
     ratio = percentile(attacked, 0.99) / percentile(baseline, 0.99)
     print(f"honest p99 under fuzz / alone: {ratio:.2f}")
     clean = not undocumented and not server.count("Traceback") and not server.count(" ERROR ")
