@@ -96,7 +96,7 @@ class LobbyConfig:
     restore_grace: float = 120.0  # after a restart: how long seats at tables not playing wait for their players
     empty_grace: float = 30.0  # a table with no human seated and nobody watching is closed after this
     unplayed_ttl: float = 24 * 3600.0  # a player who never played is forgotten this long after last seen
-    absent_grace: float = 600.0  # a table whose seated humans are all disconnected is closed after this
+    unattended_grace: float = 600.0  # a table whose seated humans are all disconnected is closed after this
     on_fatal: Callable[[BaseException], None] = fatal_exit
     group_commit: bool = True  # one fsync per event-loop iteration instead of one per request
 
@@ -296,7 +296,7 @@ class Lobby:
             return False
         return True
     def _sweep_period(self) -> float:
-        return max(0.05, min(1.0, self.config.empty_grace / 4, self.config.absent_grace / 4))
+        return max(0.05, min(1.0, self.config.empty_grace / 4, self.config.unattended_grace / 4))
 
     def _sweep(self) -> None:
         """Close tables nobody attends: bot-only games would otherwise run for ever,
@@ -311,7 +311,7 @@ class Lobby:
             elif table.unattended_since is None:
                 table.unattended_since = now
             elif now - table.unattended_since >= (
-                    self.config.empty_grace if table.is_empty() else self.config.absent_grace):
+                    self.config.empty_grace if table.is_empty() else self.config.unattended_grace):
                 due.append(table)
         if due:
             with self.atomic():
