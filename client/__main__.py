@@ -47,7 +47,10 @@ def build_parser() -> argparse.ArgumentParser:
                           help="pause before each bot move (default 0.8)")
     practice.add_argument("--turn-timeout", type=float, default=300.0, metavar="SECONDS",
                           help="time for each of your decisions before it is played for you (default 300)")
+    parser.add_argument("--join", metavar="TABLE", help="take a seat at this table (e.g. t3) once connected")
     parser.add_argument("--config-dir", default=None, help=argparse.SUPPRESS)
+    # dab-server's SSH gateway: the token arrives on this pipe and nothing is remembered on disk.
+    parser.add_argument("--token-fd", type=int, default=None, help=argparse.SUPPRESS)
     parser.add_argument("--seed", default=None, help=argparse.SUPPRESS)
     parser.add_argument("--version", action="version", version=f"{PROG} {__version__}")
     return parser
@@ -90,6 +93,7 @@ async def run(args: argparse.Namespace, config: ClientConfig) -> int:
     hooks = bench_hooks()
     app_ref = hooks.pop("_app_ref", [])
     server = None
+    expect_table = False
     if args.address is None:
         from .practice import PracticeOptions, start_practice
 
@@ -126,12 +130,14 @@ async def run(args: argparse.Namespace, config: ClientConfig) -> int:
         if session.token:
             config.tokens[key] = session.token
         label = key
+        if args.join and session.welcome is not None and session.welcome.table_id is None:
+            expect_table = await join(session, args.join)
     config.save()
 
     from .app import DabApp
 
     app = DabApp(session, display=display, server_label=label, player_name=name, config=config,
-                 expect_table=server is not None, **hooks)
+                 expect_table=expect_table or server is not None, **hooks)
     app_ref.append(app)
     try:
         await app.run_async()
@@ -145,9 +151,33 @@ async def run(args: argparse.Namespace, config: ClientConfig) -> int:
     return app.return_code or 0
 
 
+async def join(session: Any, table_id: str) -> bool:
+    """``--join``: take a seat before the app starts; a refusal is one line and the lobby."""
+    from protocol import LocalProtocolError
+    from protocol import messages as m
+
+    from .link import LinkError
+
+    try:
+        await session.request(m.Join, table_id=table_id)
+    except (LinkError, LocalProtocolError) as exc:
+        error(f"cannot join {table_id}: {getattr(exc, 'message', exc)}")
+        return False
+    return True
+
+
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
-    config = ClientConfig.load(args.config_dir)
+    if args.token_fd is not None:
+        with os.fdopen(args.token_fd, encoding="ascii") as pipe:
+            token = pipe.read().strip()
+        try:
+            key = str(parse_address(args.address or ""))
+        except AddressError:
+            key = ""
+        config = ClientConfig(name=args.name, tokens={key: token} if token and key else {})
+    else:
+        config = ClientConfig.load(args.config_dir)
     try:
         return asyncio.run(run(args, config))
     except KeyboardInterrupt:

@@ -14,21 +14,28 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import importlib.util
 import json
 import logging
 import signal
 import sqlite3
 import sys
+from typing import TYPE_CHECKING
 
 from protocol.messages import DEFAULT_PORT
 
 from . import __version__
 from .lobby import Lobby, LobbyConfig
 from .net import GameServer, NetConfig
+from .ssh_config import SshConfig
 from .store import DB_NAME, Store, StoreError
 from .table import TableConfig
 
+if TYPE_CHECKING:
+    from .ssh import SshGateway
+
 log = logging.getLogger("dab-server")
+MISSING_SSH = "--ssh-port needs the SSH gateway's extra: pip install 'down-and-back[ssh]' (asyncssh)"
 
 
 def at_least(kind, low):
@@ -97,6 +104,23 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--starting-balance", type=at_least(int, 0), default=10_000, metavar="CHIPS",
                         help="chips a new player starts with (default 10000). They are free to anyone who connects "
                         "without a token; use 0, and dab-server grant, if chips should mean something")
+    ssh = parser.add_argument_group("SSH gateway (friends type: ssh -t -p PORT name@host; needs the [ssh] extra)")
+    ssh.add_argument("--ssh-port", type=at_least(int, 0), default=None, metavar="PORT",
+                     help="also accept SSH sessions on this port, each playing in a dab-client run by the server "
+                     "(default: off; 2222 is usual)")
+    ssh.add_argument("--ssh-host", default=None, help="address for SSH (default: the same as --host)")
+    ssh.add_argument("--no-ssh-guests", dest="ssh_guests", action="store_false",
+                     help="admit only sessions with an SSH key (by default sessions without one play as guests, "
+                     "whose chips do not persist)")
+    ssh.add_argument("--ssh-max-sessions", type=positive(int), default=SshConfig.max_sessions, metavar="N",
+                     help=f"SSH sessions in all (default {SshConfig.max_sessions})")
+    ssh.add_argument("--ssh-max-per-address", type=positive(int), default=SshConfig.max_per_address,
+                     metavar="N", help=f"SSH sessions from one address (default {SshConfig.max_per_address})")
+    ssh.add_argument("--ssh-auth-timeout", type=positive(float), default=SshConfig.auth_timeout,
+                     metavar="SECONDS", help=f"time to authenticate (default {SshConfig.auth_timeout:g})")
+    ssh.add_argument("--ssh-idle-timeout", type=positive(float), default=SshConfig.idle_timeout,
+                     metavar="SECONDS", help="an SSH session without a keystroke this long is closed, unless its "
+                     f"player is at a table (default {SshConfig.idle_timeout:g})")
     parser.add_argument("--seed", default=None, help="fixed shuffle seed (testing and replays only)")
     parser.add_argument("--log-level", default="INFO", choices=["DEBUG", "INFO", "WARNING", "ERROR"])
     parser.add_argument("--version", action="version", version=f"dab-server {__version__}")
@@ -164,13 +188,38 @@ async def serve(args: argparse.Namespace, store: Store | None = None) -> int:
         lobby.close()
         return 2
     log.info("Down and Back server listening on %s", ", ".join(server.addresses))
+    gateway = None
+    if args.ssh_port is not None:
+        gateway = await start_ssh(args, lobby, server.port)
+        if gateway is None:
+            await server.close()
+            return 2
     serving = asyncio.create_task(server.serve_forever())
     await stop.wait()
     log.info("shutting down: telling clients")
+    if gateway is not None:
+        await gateway.close()
     await server.close()
     serving.cancel()
     log.info("stopped")
     return 0
+
+
+async def start_ssh(args: argparse.Namespace, lobby: Lobby, game_port: int) -> SshGateway | None:
+    from .ssh import SshGateway, loopback
+
+    host = args.host if args.ssh_host is None else args.ssh_host
+    config = SshConfig(host=host, port=args.ssh_port, guests=args.ssh_guests, max_sessions=args.ssh_max_sessions,
+                       max_per_address=args.ssh_max_per_address, auth_timeout=args.ssh_auth_timeout,
+                       idle_timeout=args.ssh_idle_timeout)
+    gateway = SshGateway(lobby, (loopback(args.host), game_port), config, None if args.memory else data_dir(args))
+    try:
+        await gateway.start()
+    except OSError as exc:
+        log.error("cannot listen for SSH on %s:%s: %s", host, args.ssh_port, exc.strerror or exc)
+        return None
+    log.info("SSH gateway listening on %s:%s; host key fingerprint %s", host, gateway.port, gateway.fingerprint)
+    return gateway
 
 
 def build_grant_parser() -> argparse.ArgumentParser:
@@ -255,6 +304,9 @@ def main(argv: list[str] | None = None) -> int:
     if argv[:1] == ["grant"]:
         return grant(argv[1:])
     args = build_parser().parse_args(argv)
+    if args.ssh_port is not None and importlib.util.find_spec("asyncssh") is None:
+        print(f"dab-server: error: {MISSING_SSH}", file=sys.stderr)
+        return 2
     for sig in (signal.SIGINT, signal.SIGTERM):  # until the event loop takes over: noted, then a clean exit 0
         signal.signal(sig, _note_stop)
     logging.basicConfig(level=args.log_level, stream=sys.stderr, format="%(asctime)s %(levelname)s %(message)s")

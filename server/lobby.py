@@ -468,13 +468,8 @@ class Lobby:
             problem = name_problem(name) or self._name_in_use(name)
             if problem:
                 raise RequestError("bad_name", problem)
-            if not self.reserve():
-                raise RequestError("busy", BUSY_MESSAGE)
             player_id, secret = secrets.token_hex(8), secrets.token_urlsafe(24)
-            player = PlayerRecord(player_id, name, secret_hash(secret), self.config.starting_balance)
-            if self.store is not None:
-                self.store.add_player(player_id, name, player.secret_sha256, player.balance)
-            self.players[player_id] = player
+            player = self._add_player(player_id, name, secret)
             resumed, token = False, f"{player_id}_{secret}"
         player.session = session
         table = self.tables.get(player.table_id) if player.table_id else None
@@ -483,6 +478,30 @@ class Lobby:
             id=msg.id, version=m.PROTOCOL_VERSION, server=self.server_name, player_id=player.player_id,
             token=token, resumed=resumed, table_id=table.table_id if table else None, seat=seat,
         )
+
+    def _add_player(self, player_id: str, name: str, secret: str) -> PlayerRecord:
+        """A new identity, durable with this unit of work, granted ``starting_balance``."""
+        if not self.reserve():
+            raise RequestError("busy", BUSY_MESSAGE)
+        player = PlayerRecord(player_id, name, secret_hash(secret), self.config.starting_balance,
+                              last_seen=asyncio.get_running_loop().time())
+        if self.store is not None:
+            self.store.add_player(player_id, name, player.secret_sha256, player.balance)
+        self.players[player_id] = player
+        return player
+
+    def adopt(self, player_id: str, name: str, secret: str) -> None:
+        """A gateway's identity (an SSH key's): created with this id and secret unless it exists, so
+        the token ``<player_id>_<secret>`` resumes it. Raises RequestError (bad_name, busy) if it cannot."""
+        if player_id in self.players:
+            return
+        with self.atomic():
+            name = clean_name(name)
+            problem = name_problem(name) or self._name_in_use(name)
+            if problem:
+                raise RequestError("bad_name", problem)
+            self._add_player(player_id, name, secret)
+        self._group_commit()
 
     def _name_in_use(self, name: str, player: PlayerRecord | None = None) -> str | None:
         """Names are unique among players online (connected, or holding a seat): why ``name`` is taken, if it is."""

@@ -1,0 +1,16 @@
+"""The SSH gateway's settings, importable without asyncssh (``dab-server --help`` shows the defaults)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass
+class SshConfig:
+    host: str = "0.0.0.0"
+    port: int = 2222
+    guests: bool = True  # sessions without a key may play (as guests whose chips do not persist)
+    max_sessions: int = 100
+    max_per_address: int = 10
+    auth_timeout: float = 30.0  # from connecting to authenticated
+    idle_timeout: float = 1800.0  # no keystroke this long, and not at a table: closed

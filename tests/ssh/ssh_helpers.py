@@ -1,0 +1,134 @@
+"""A real dab-server with its SSH gateway, and the real OpenSSH client in tmux."""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+SSH, SSH_KEYGEN, TMUX = shutil.which("ssh"), shutil.which("ssh-keygen"), shutil.which("tmux")
+needs_openssh = pytest.mark.skipif(not (SSH and SSH_KEYGEN and TMUX), reason="needs ssh, ssh-keygen and tmux")
+LISTENING = re.compile(r"SSH gateway listening on \S+:(\d+); host key fingerprint (\S+)")
+GAME_PORT = re.compile(r"Down and Back server listening on \S+:(\d+)")
+
+
+def wait_until(check, timeout: float = 20.0, what: str = "condition", interval: float = 0.05):
+    """Poll ``check`` until it returns something truthy (and return that), or fail saying what."""
+    deadline = time.monotonic() + timeout
+    while True:
+        result = check()
+        if result:
+            return result
+        if time.monotonic() > deadline:
+            raise AssertionError(f"timed out waiting for {what}")
+        time.sleep(interval)
+
+
+def make_key(directory: Path, name: str) -> Path:
+    path = directory / name
+    subprocess.run([SSH_KEYGEN, "-q", "-t", "ed25519", "-N", "", "-C", name, "-f", str(path)], check=True)
+    return path
+
+
+class Server:
+    """``dab-server --ssh-port 0`` on loopback, its log read for the ports and the host key fingerprint."""
+
+    def __init__(self, data_dir: Path, *extra: str) -> None:
+        self.data_dir = data_dir
+        self.log_path = data_dir.parent / f"{data_dir.name}.log"
+        self._log = open(self.log_path, "wb")
+        env = dict(os.environ, PYTHONPATH=str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""))
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "server", "--host", "127.0.0.1", "--port", "0", "--ssh-port", "0",
+             "--data-dir", str(data_dir), "--bot-delay", "0", "--turn-timeout", "300", "--absent-grace", "300",
+             "--seed", "ssh-tests",
+             *extra], cwd=ROOT, env=env, stdout=self._log, stderr=subprocess.STDOUT)
+        found = wait_until(lambda: LISTENING.search(self.log()) or self._died(), what="the SSH gateway")
+        self.ssh_port, self.fingerprint = int(found.group(1)), found.group(2)
+
+    def _died(self) -> None:
+        if self.proc.poll() is not None:
+            raise AssertionError(f"the server exited: {self.log()}")
+
+    def log(self) -> str:
+        return self.log_path.read_text(errors="replace")
+
+    def children(self) -> list[int]:
+        """The server's child processes (the clients it runs for SSH sessions)."""
+        found = subprocess.run(["pgrep", "-P", str(self.proc.pid)], capture_output=True, text=True)
+        return [int(pid) for pid in found.stdout.split()]
+
+    def ssh(self, key: Path | None, user: str, *extra: str) -> list[str]:
+        """The OpenSSH command line for a session as ``user`` (with ``key``, or none: a guest)."""
+        auth = ["-o", "IdentitiesOnly=yes", "-i", str(key)] if key else ["-o", "PubkeyAuthentication=no"]
+        return [SSH, "-F", "/dev/null", "-p", str(self.ssh_port), "-o", "StrictHostKeyChecking=no",
+                "-o", "UserKnownHostsFile=/dev/null", "-o", "LogLevel=ERROR", *auth, *extra, f"{user}@127.0.0.1"]
+
+    def stop(self) -> None:
+        if self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGTERM)
+            try:
+                self.proc.wait(15)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+        self._log.close()
+
+
+class Tmux:
+    """A private tmux server: one window per terminal, typed into and read as a person would."""
+
+    def __init__(self, tag: str) -> None:
+        self.socket = f"dab-ssh-{os.getpid()}-{tag}"
+
+    def run(self, *args: str) -> str:
+        return subprocess.run([TMUX, "-L", self.socket, *args], capture_output=True, text=True, check=True).stdout
+
+    def start(self, name: str, command: list[str], width: int = 100, height: int = 30) -> None:
+        shell = " ".join(_quote(part) for part in command)
+        self.run("new-session", "-d", "-s", name, "-x", str(width), "-y", str(height), shell + "; sleep 30")
+
+    def screen(self, name: str) -> str:
+        return self.run("capture-pane", "-p", "-t", name)
+
+    def wait_for(self, name: str, text: str, timeout: float = 30.0) -> str:
+        def shown() -> str | None:
+            screen = self.screen(name)
+            return screen if text in screen else None
+
+        try:
+            return wait_until(shown, timeout, f"{text!r} on {name}'s screen")
+        except AssertionError as exc:
+            raise AssertionError(f"{exc}; it shows:\n{self.screen(name)}") from None
+
+    def keys(self, name: str, *keys: str) -> None:
+        self.run("send-keys", "-t", name, *keys)
+
+    def resize(self, name: str, width: int, height: int) -> None:
+        self.run("resize-window", "-t", name, "-x", str(width), "-y", str(height))
+
+    def kill(self, name: str) -> None:
+        self.run("kill-session", "-t", name)
+
+    def close(self) -> None:
+        subprocess.run([TMUX, "-L", self.socket, "kill-server"], capture_output=True)
+
+
+def _quote(text: str) -> str:
+    return "'" + text.replace("'", "'\\''") + "'"
+
+
+def hand(screen: str) -> list[str]:
+    """The cards of the hand row at the bottom of a table screen (their faces' first line)."""
+    lines = screen.splitlines()
+    tops = [i for i, line in enumerate(lines) if line.lstrip().startswith("╭────╮ ╭")]
+    assert tops, screen
+    return re.findall(r"│(\S+)\s*│", lines[tops[-1] + 1])

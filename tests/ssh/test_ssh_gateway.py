@@ -1,0 +1,113 @@
+"""``dab-server --ssh-port``: the real OpenSSH client plays, resizes, drops and comes back by its key."""
+
+from __future__ import annotations
+
+import re
+import stat
+import subprocess
+import sys
+
+import pytest
+
+from ssh_helpers import ROOT, Server, Tmux, hand, make_key, needs_openssh, wait_until
+
+pytestmark = needs_openssh
+
+
+@pytest.fixture(scope="module")
+def keys(tmp_path_factory):
+    directory = tmp_path_factory.mktemp("keys")
+    return make_key(directory, "alice"), make_key(directory, "bob")
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory):
+    server = Server(tmp_path_factory.mktemp("server") / "data")
+    yield server
+    server.stop()
+
+
+@pytest.fixture
+def tmux(request):
+    tmux = Tmux(request.node.name[:20])
+    yield tmux
+    tmux.close()
+
+
+def test_host_key_is_private_and_its_fingerprint_printed(server):
+    import asyncssh
+
+    path = server.data_dir / "ssh_host_ed25519_key"
+    assert stat.S_IMODE(path.stat().st_mode) == 0o600
+    assert stat.S_IMODE((server.data_dir / "ssh_identity.key").stat().st_mode) == 0o600
+    assert asyncssh.read_private_key(path).get_fingerprint("sha256") == server.fingerprint
+
+
+def test_play_resize_drop_and_come_back_by_key(server, keys, tmux):
+    alice, bob = keys
+    tmux.start("a", server.ssh(alice, "alice", "-tt"))
+    tmux.wait_for("a", "as alice")
+    tmux.keys("a", "p")  # play now: a table of alice's own
+    tmux.wait_for("a", "Add bot")
+    tmux.keys("a", "b")
+    tmux.wait_for("a", "(bot)")
+    tmux.keys("a", "g")
+    tmux.wait_for("a", "Your turn.")
+    tmux.keys("a", "s")  # the decision: take the top card of the stock
+    screen = tmux.wait_for("a", "You take J♠ from the stock")
+    cards = hand(screen)
+    assert len(cards) == 8, screen
+
+    tmux.resize("a", 130, 40)  # the window grows: SIGWINCH reaches the client, which redraws to fit
+    def redrawn():
+        lines = tmux.screen("a").splitlines()
+        return len(lines) == 40 and "Quit" in lines[-1] and len(lines[0].rstrip()) > 100
+    wait_until(redrawn, what="a redraw at 130x40")
+
+    tmux.kill("a")  # the SSH connection drops mid-turn
+    tmux.start("a2", server.ssh(alice, "alice", "-tt"))
+    screen = tmux.wait_for("a2", "Throw a card:")  # straight back to the table, mid-decision, no lobby
+    assert sorted(hand(screen)) == sorted(cards)  # the same seat, the same hand, the decision still ours
+    assert "▶1 alice" in screen
+
+    # Another key is another player: alice's name is taken while she plays, bob is new with his own chips.
+    result = subprocess.run(server.ssh(bob, "alice", "-tt"), stdin=subprocess.DEVNULL, capture_output=True,
+                            timeout=30)
+    assert result.returncode != 0 and b"cannot play as 'alice'" in result.stderr + result.stdout
+    tmux.start("b", server.ssh(bob, "bob", "-tt"))
+    screen = tmux.wait_for("b", "as bob")
+    assert "10,000 chips" in screen and "alice's table" in screen
+    tmux.keys("a2", "1", "Enter")  # alice plays on from her first session's decision: the throw
+    tmux.wait_for("a2", "You throw")
+
+
+def test_a_session_without_a_terminal_is_told_to_use_ssh_t(server, keys):
+    result = subprocess.run(server.ssh(keys[0], "carol", "-T"), stdin=subprocess.DEVNULL, capture_output=True,
+                            timeout=30)
+    assert result.returncode == 1
+    assert b"use ssh -t" in result.stderr and result.stdout == b""
+
+
+def test_a_guest_without_a_key_plays_under_their_name(server, tmux):
+    tmux.start("g", server.ssh(None, "dora", "-tt"))
+    screen = tmux.wait_for("g", "as dora")
+    assert "10,000 chips" in screen
+
+
+def test_without_guests_a_keyless_session_is_refused(tmp_path, keys):
+    server = Server(tmp_path / "data", "--no-ssh-guests")
+    try:
+        command = [("LogLevel=INFO" if part == "LogLevel=ERROR" else part)  # INFO: the banner is shown
+                   for part in server.ssh(None, "dora", "-tt", "-o", "BatchMode=yes")]
+        result = subprocess.run(command, stdin=subprocess.DEVNULL, capture_output=True, timeout=30)
+        assert result.returncode == 255 and b"SSH key only" in result.stderr
+    finally:
+        server.stop()
+
+
+def test_ssh_port_names_the_missing_extra(tmp_path):
+    code = ("import sys; sys.modules['asyncssh'] = None; from server.__main__ import main; "
+            f"sys.exit(main(['--memory', '--ssh-port', '0']))")
+    result = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=30)
+    assert result.returncode == 2
+    assert re.search(r"pip install 'down-and-back\[ssh\]'", result.stderr), result.stderr
