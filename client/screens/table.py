@@ -32,7 +32,7 @@ from ..widgets.table import (DiscardHistory, HandHelper, HandView, PilePanel, Pr
 
 MAX_SEATS = 5
 RUNNING = ("cut", "play", "showdown", "waiting")
-SIT_OUT = "sit out (your seat is played for, and not dealt in); again: I'm back"
+SIT_OUT = "sit out: played for you, not dealt in; again: back in"
 
 
 class ChatInput(Input):
@@ -74,7 +74,7 @@ class TableScreen(Screen[None]):
         Binding("E", "end_game", "End game", show=False, tooltip="host: end the game for everyone (asks first)"),
         Binding("l", "leave", "Leave", show=False, tooltip="leave the table (during a game your seat is kept)"),
         Binding("n", "app.toggle_bell", "Bell", show=False,
-                tooltip="the your-turn bell and desktop notification: off, or on again (remembered)"),
+                tooltip="your-turn bell and notification off/on (remembered)"),
     ]
     MENU = ("end_game", "sit_out", "come_back", "leave", "app.toggle_bell")  # the menu's entries, with the app's
 

@@ -121,3 +121,46 @@ def test_reveal_snapshot(snap_compare, ascii):
                "deadline_ms": None, "hand": SHOWDOWN_VIEW["hand"]}
     assert snap_compare(make_app(ascii), run_before=feed(waiting, [RESULT], screen="RevealScreen"),
                         terminal_size=(80, 24))
+
+
+LOBBY_TABLES = [
+    {"table_id": "t1", "name": "Friday night", "players": [{"name": n} for n in ("Ann", "Bob", "Cleo", "Bartholomew")],
+     "seats": 5, "state": "playing", "private": True,
+     "settings": {"ante": 10, "stack": 1000, "turns": 7, "early_call": True, "no_take_back": True}},
+    {"table_id": "t2", "name": "[b]Open[/b] table", "players": [{"name": "Zed"}], "seats": 3, "state": "waiting",
+     "private": False, "settings": {"ante": 25, "stack": 50000}},
+]
+
+
+def in_lobby(press_after: tuple[str, ...] = ()):
+    async def run_before(pilot) -> None:
+        app = pilot.app
+        await wait_for(pilot, lambda: screen_name(app) == "LobbyScreen", what="lobby")
+        app._remember_tables(copy.deepcopy(LOBBY_TABLES))
+        await pilot.pause()
+        if press_after:
+            await pilot.press(*press_after)
+            await pilot.pause()
+
+    return run_before
+
+
+@pytest.mark.parametrize("ascii", [False, True], ids=["unicode", "ascii"])
+def test_lobby_snapshot(snap_compare, ascii):
+    assert snap_compare(make_app(ascii), run_before=in_lobby(), terminal_size=(80, 24))
+
+
+@pytest.mark.parametrize("ascii", [False, True], ids=["unicode", "ascii"])
+def test_new_table_form_snapshot(snap_compare, ascii):
+    """The house-rule boxes read [x] or [ ] (one is ticked), not the same mark in two colours."""
+    async def run_before(pilot) -> None:
+        await in_lobby(("n",))(pilot)
+        pilot.app.screen.query_one("#early").value = True
+        await pilot.pause()
+
+    assert snap_compare(make_app(ascii), run_before=run_before, terminal_size=(80, 24))
+
+
+@pytest.mark.parametrize("ascii", [False, True], ids=["unicode", "ascii"])
+def test_table_menu_snapshot(snap_compare, ascii):
+    assert snap_compare(make_app(ascii), run_before=feed(PLAY_VIEW, EVENTS), press=["m"], terminal_size=(80, 24))
