@@ -27,7 +27,8 @@ from protocol.messages import DEFAULT_PORT
 from . import __version__
 from .lobby import Lobby, LobbyConfig
 from .net import GameServer, NetConfig
-from .ssh_config import SshConfig
+from .limits import address_key
+from .ssh_config import SshConfig, loopback
 from .store import DB_NAME, Store, StoreError
 from .table import TableConfig
 
@@ -88,10 +89,12 @@ def build_parser() -> argparse.ArgumentParser:
                         help=f"connections in all (default {NetConfig.max_connections})")
     parser.add_argument("--max-per-address", type=positive(int), default=NetConfig.max_per_address, metavar="N",
                         help=f"connections from one IP address (an IPv6 /64) (default {NetConfig.max_per_address}; "
-                        "raise it if players share an address, e.g. all come through an SSH gateway)")
+                        "raise it if players share an address, e.g. all come through an SSH gateway; dab-server's "
+                        "own gateway's clients are counted by their SSH address instead)")
     parser.add_argument("--new-players-per-hour", type=positive(int), default=NetConfig.new_players_per_hour,
                         metavar="N", help="new identities (hellos without a token) one address may create per "
-                        f"hour, all at once if it likes (default {NetConfig.new_players_per_hour})")
+                        f"hour, all at once if it likes (default {NetConfig.new_players_per_hour}; over SSH: "
+                        "guests and keys never seen, per SSH address)")
     parser.add_argument("--request-rate", type=positive(float), default=NetConfig.rate, metavar="PER_SECOND",
                         help=f"sustained requests per second allowed per connection, bursts of twice that "
                         f"(default {NetConfig.rate:g})")
@@ -159,7 +162,10 @@ def config_from(args: argparse.Namespace, store: Store | None = None) -> tuple[L
     )
     net = NetConfig(max_connections=args.max_connections, max_per_address=args.max_per_address,
                     new_players_per_hour=args.new_players_per_hour, rate=args.request_rate,
-                    burst=2 * args.request_rate)
+                    burst=2 * args.request_rate,
+                    # The SSH gateway's clients come from here; it limits them per SSH address instead.
+                    gateway_addresses=frozenset({address_key(loopback(args.host))} if args.ssh_port is not None
+                                                else ()))
     return lobby, net
 
 
@@ -206,12 +212,12 @@ async def serve(args: argparse.Namespace, store: Store | None = None) -> int:
 
 
 async def start_ssh(args: argparse.Namespace, lobby: Lobby, game_port: int) -> SshGateway | None:
-    from .ssh import SshGateway, loopback
+    from .ssh import SshGateway
 
     host = args.host if args.ssh_host is None else args.ssh_host
     config = SshConfig(host=host, port=args.ssh_port, guests=args.ssh_guests, max_sessions=args.ssh_max_sessions,
                        max_per_address=args.ssh_max_per_address, auth_timeout=args.ssh_auth_timeout,
-                       idle_timeout=args.ssh_idle_timeout)
+                       idle_timeout=args.ssh_idle_timeout, new_players_per_hour=args.new_players_per_hour)
     gateway = SshGateway(lobby, (loopback(args.host), game_port), config, None if args.memory else data_dir(args))
     try:
         await gateway.start()

@@ -35,6 +35,7 @@ class NetConfig:
     max_connections: int = 1000
     max_per_address: int = 50  # connections from one address (SSH gateways and loopback: raise it)
     new_players_per_hour: int = 30  # tokenless hellos (new identities) from one address; bursts of as many
+    gateway_addresses: frozenset[str] = frozenset()  # the SSH gateway's clients: it limits per SSH peer instead
     max_backlog: int = 1 << 20  # bytes queued to one peer before it is dropped
     max_total_backlog: int = 64 << 20  # bytes queued to all peers: past it, the worst offenders are dropped
     behind: int = 64 * 1024  # a peer with this much queued counts towards the total check
@@ -295,7 +296,8 @@ class ClientSession(asyncio.Protocol):
             self.push(m.Error(id=message.id, code="shutting_down", message="the server is shutting down"))
             self.close_with("shutting_down", "the server is shutting down")
             return
-        if message.token is None and not self.server.new_players.take(self.address):
+        if message.token is None and self.address not in self.server.net.gateway_addresses \
+                and not self.server.new_players.take(self.address):
             self.server.peer_log.warning(self.peer, "too many new players from %s; hello refused", self.address)
             text = "too many new players from your address; try again later, or reconnect with your token"
             self.push(m.Error(id=message.id, code="rate_limited", message=text))
@@ -332,7 +334,8 @@ class GameServer:
         if len(self.sessions) >= self.net.max_connections:
             self.peer_log.warning(session.peer, "refused: the server has %d connections", len(self.sessions))
             return "server_full", "the server has too many connections"
-        if self.per_address.get(session.address, 0) >= self.net.max_per_address:
+        if self.per_address.get(session.address, 0) >= self.net.max_per_address \
+                and session.address not in self.net.gateway_addresses:
             self.peer_log.warning(session.peer, "refused: %d connections from this address already",
                                   self.per_address[session.address])
             return "too_many_connections", f"at most {self.net.max_per_address} connections from one address"

@@ -44,7 +44,7 @@ from typing import Callable
 import asyncssh
 
 from .errors import RequestError
-from .limits import address_key
+from .limits import BucketsByKey, address_key
 from .lobby import Lobby
 from .ssh_config import SshConfig
 
@@ -56,11 +56,6 @@ NO_PTY = "Down and Back needs a terminal: use ssh -t (e.g. ssh -t -p PORT name@h
 PRACTICE = "practice"  # the command that asks for a practice game instead of this server's tables
 READ_CHUNK = 1 << 16
 EXIT_GRACE = 3.0  # seconds a client has to leave after SIGHUP before it is killed
-
-
-def loopback(host: str) -> str:
-    """How a child on this machine reaches a server listening on ``host``."""
-    return {"": "127.0.0.1", "0.0.0.0": "127.0.0.1", "::": "::1"}.get(host, host)
 
 
 def private_file(path: Path, make: Callable[[], bytes]) -> bytes:
@@ -105,6 +100,7 @@ class SshGateway:
         self.connections: set[GatewayConnection] = set()
         self.per_address: dict[str, int] = {}
         self.sessions: set[GatewaySession] = set()
+        self.new_players = BucketsByKey(config.new_players_per_hour / 3600, config.new_players_per_hour)
         self._server: asyncssh.SSHAcceptor | None = None
 
     def identity(self, fingerprint: str) -> tuple[str, str]:
@@ -248,8 +244,10 @@ class GatewaySession(asyncssh.SSHServerSession):  # type: ignore[type-arg]
         self.gateway.sessions.add(self)
         try:
             await self._spawn()
-        except RequestError as exc:  # the key's first visit, under a name that cannot be had
-            chan.write_stderr(f"cannot play as {self.name!r}: {exc.message} (ssh other-name@host)\r\n".encode())
+        except RequestError as exc:  # a name that cannot be had, too many new players, a busy database
+            why = f"cannot play as {self.name!r}: {exc.message} (ssh other-name@host)" \
+                if exc.code == "bad_name" else exc.message
+            chan.write_stderr(f"{why}\r\n".encode())
         except OSError as exc:
             log.warning("SSH session of %r: cannot start the client: %s", self.name, exc)
             chan.write_stderr(b"the server could not start the game client; try again later\r\n")
@@ -281,11 +279,20 @@ class GatewaySession(asyncssh.SSHServerSession):  # type: ignore[type-arg]
         return args
 
     def _token(self) -> str:
-        """The key's player, created on its first visit; a guest (or a practice game) has none."""
-        fingerprint = self.connection.fingerprint
-        if fingerprint is None or self.command == PRACTICE:
+        """The key's player, created on its first visit; a guest (or a practice game) has none.
+
+        New identities (guests, keys never seen) are limited per SSH address, as the game
+        server limits tokenless hellos per address (it does not count the gateway's clients)."""
+        if self.command == PRACTICE:
             return ""
-        self.player_id, secret = self.gateway.identity(fingerprint)
+        fingerprint = self.connection.fingerprint
+        if fingerprint is not None:
+            self.player_id, secret = self.gateway.identity(fingerprint)
+        if (fingerprint is None or self.player_id not in self.gateway.lobby.players) \
+                and not self.gateway.new_players.take(self.connection.address):
+            raise RequestError("rate_limited", "too many new players from your address; try again later")
+        if fingerprint is None:
+            return ""
         self.gateway.lobby.adopt(self.player_id, self.name, secret)
         return f"{self.player_id}_{secret}"
 

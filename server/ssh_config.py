@@ -14,3 +14,9 @@ class SshConfig:
     max_per_address: int = 10
     auth_timeout: float = 30.0  # from connecting to authenticated
     idle_timeout: float = 1800.0  # no keystroke this long, and not at a table: closed
+    new_players_per_hour: int = 30  # new identities (guests, keys never seen) per SSH address, bursts of as many
+
+
+def loopback(host: str) -> str:
+    """How a client on this machine reaches a server listening on ``host``."""
+    return {"": "127.0.0.1", "0.0.0.0": "127.0.0.1", "::": "::1"}.get(host, host)

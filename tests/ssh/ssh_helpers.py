@@ -6,8 +6,11 @@ import os
 import re
 import shutil
 import signal
+import socket
+import struct
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 
@@ -66,10 +69,10 @@ class Server:
         found = subprocess.run(["pgrep", "-P", str(self.proc.pid)], capture_output=True, text=True)
         return [int(pid) for pid in found.stdout.split()]
 
-    def ssh(self, key: Path | None, user: str, *extra: str) -> list[str]:
+    def ssh(self, key: Path | None, user: str, *extra: str, port: int | None = None) -> list[str]:
         """The OpenSSH command line for a session as ``user`` (with ``key``, or none: a guest)."""
         auth = ["-o", "IdentitiesOnly=yes", "-i", str(key)] if key else ["-o", "PubkeyAuthentication=no"]
-        return [SSH, "-F", "/dev/null", "-p", str(self.ssh_port), "-o", "StrictHostKeyChecking=no",
+        return [SSH, "-F", "/dev/null", "-p", str(port or self.ssh_port), "-o", "StrictHostKeyChecking=no",
                 "-o", "UserKnownHostsFile=/dev/null", "-o", "LogLevel=ERROR", *auth, *extra, f"{user}@127.0.0.1"]
 
     def stop(self) -> None:
@@ -88,13 +91,20 @@ class Tmux:
 
     def __init__(self, tag: str) -> None:
         self.socket = f"dab-ssh-{os.getpid()}-{tag}"
+        self.run("new-session", "-d", "-s", "keep", "sleep 600")  # the server stays up between windows
 
     def run(self, *args: str) -> str:
         return subprocess.run([TMUX, "-L", self.socket, *args], capture_output=True, text=True, check=True).stdout
 
-    def start(self, name: str, command: list[str], width: int = 100, height: int = 30) -> None:
+    def start(self, name: str, command: list[str], width: int = 100, height: int = 30, linger: bool = True) -> None:
+        """Run ``command`` in a new window; with ``linger`` the window stays a while after it ends."""
         shell = " ".join(_quote(part) for part in command)
-        self.run("new-session", "-d", "-s", name, "-x", str(width), "-y", str(height), shell + "; sleep 30")
+        shell = f"{shell}; sleep 30" if linger else f"exec {shell}"
+        self.run("new-session", "-d", "-s", name, "-x", str(width), "-y", str(height), shell)
+
+    def pid(self, name: str) -> int:
+        """The process the window runs (the command itself, when started without ``linger``)."""
+        return int(self.run("display-message", "-p", "-t", name, "#{pane_pid}"))
 
     def screen(self, name: str) -> str:
         return self.run("capture-pane", "-p", "-t", name)
@@ -132,3 +142,50 @@ def hand(screen: str) -> list[str]:
     tops = [i for i, line in enumerate(lines) if line.lstrip().startswith("╭────╮ ╭")]
     assert tops, screen
     return re.findall(r"│(\S+)\s*│", lines[tops[-1] + 1])
+
+
+class CuttableProxy:
+    """A TCP relay to the SSH port whose connections the test can cut (RST both ways), as a network would."""
+
+    def __init__(self, target_port: int) -> None:
+        self.target_port = target_port
+        self.listener = socket.create_server(("127.0.0.1", 0))
+        self.port = self.listener.getsockname()[1]
+        self.pairs: list[tuple[socket.socket, socket.socket]] = []
+        self._lock = threading.Lock()
+        threading.Thread(target=self._accept, daemon=True).start()
+
+    def _accept(self) -> None:
+        while True:
+            try:
+                near, _ = self.listener.accept()
+            except OSError:
+                return
+            far = socket.create_connection(("127.0.0.1", self.target_port))
+            with self._lock:
+                self.pairs.append((near, far))
+            for a, b in ((near, far), (far, near)):
+                threading.Thread(target=self._pipe, args=(a, b), daemon=True).start()
+
+    @staticmethod
+    def _pipe(source: socket.socket, sink: socket.socket) -> None:
+        try:
+            while data := source.recv(1 << 16):
+                sink.sendall(data)
+        except OSError:
+            pass
+
+    def cut(self, index: int) -> None:
+        """Reset connection number ``index`` (in accept order): no FIN, no goodbye."""
+        with self._lock:
+            pair = self.pairs[index]
+        for sock in pair:
+            sock.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+            sock.close()
+
+    def close(self) -> None:
+        self.listener.close()
+        with self._lock:
+            for pair in self.pairs:
+                for sock in pair:
+                    sock.close()

@@ -111,3 +111,21 @@ def test_ssh_port_names_the_missing_extra(tmp_path):
     result = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=30)
     assert result.returncode == 2
     assert re.search(r"pip install 'down-and-back\[ssh\]'", result.stderr), result.stderr
+
+
+def test_new_identities_are_limited_per_ssh_address_not_as_loopback(tmp_path, keys, tmux):
+    """The gateway's clients all come from loopback: the game server lets them be, the gateway counts SSH peers."""
+    server = Server(tmp_path / "data", "--new-players-per-hour", "2", "--max-per-address", "1")
+    try:
+        tmux.start("g1", server.ssh(None, "gina", "-tt"))
+        tmux.wait_for("g1", "as gina")  # a guest: one new identity
+        tmux.start("k1", server.ssh(keys[0], "kim", "-tt"))
+        tmux.wait_for("k1", "as kim")  # a key never seen: the second (and a second loopback connection)
+        result = subprocess.run(server.ssh(keys[1], "lee", "-tt"), stdin=subprocess.DEVNULL, capture_output=True,
+                                timeout=30)
+        assert result.returncode == 1 and b"too many new players from your address" in result.stderr
+        tmux.kill("k1")
+        tmux.start("k2", server.ssh(keys[0], "kim", "-tt"))  # a known key is not new: no limit
+        tmux.wait_for("k2", "as kim")
+    finally:
+        server.stop()
