@@ -254,17 +254,21 @@ class Lobby:
                     if player is None:
                         raise StoreError(f"table {table.table_id}: seat {info.seat} belongs to unknown player {info.player_id}")
                     player.table_id = table.table_id
+            for player_id in table.spectators:
+                if player_id in self.players:
+                    self.players[player_id].table_id = table.table_id
         if tables:
             self._table_ids = itertools.count(max(row.table_no for row in tables) + 1)
         with self.atomic():
             for table in self.tables.values():
                 table.broadcast()  # arms deadlines (full length), bots and the round pause
-        if any(t.state != "playing" for t in self.tables.values()):
+        if any(t.state != "playing" or t.spectators for t in self.tables.values()):
             self._reaper = asyncio.get_running_loop().call_later(self.config.restore_grace, self._reap_absent)
         log.info("restored %d players and %d tables", len(self.players), len(self.tables))
 
     def _reap_absent(self) -> None:
-        """Seats at waiting or finished tables whose players did not come back after a restart."""
+        """Seats at waiting or finished tables, and spectators anywhere, whose players did not come back
+        after a restart (seats in a running game stay held, as for any disconnect)."""
         self._reaper = None
         with self.atomic():
             if not self.reserve():
@@ -272,7 +276,8 @@ class Lobby:
                 return
             for player in list(self.players.values()):
                 table = self.tables.get(player.table_id) if player.table_id else None
-                if player.session is None and table is not None and table.state != "playing":
+                if player.session is None and table is not None and (
+                        table.state != "playing" or player.player_id in table.spectators):
                     table.leave(player.player_id)
                     player.table_id = None
                     self._drop_if_empty(table)

@@ -205,10 +205,19 @@ def _v2_rounds_public_and_ordered(conn: sqlite3.Connection) -> None:
     conn.execute("CREATE UNIQUE INDEX rounds_by_seq ON rounds (seq)")
 
 
+_V3_SPECTATORS = """
+CREATE TABLE spectators (
+    table_id  TEXT NOT NULL REFERENCES tables (table_id),
+    player_id TEXT NOT NULL REFERENCES players (player_id),
+    PRIMARY KEY (table_id, player_id)
+) WITHOUT ROWID;
+"""
+
 # (version it produces, what it does, how). Append only; never edit a released step.
 MIGRATIONS: list[tuple[int, str, Migration]] = [
     (1, "initial schema", _script(_V1)),
     (2, "rounds: public form and server-wide order", _v2_rounds_public_and_ordered),
+    (3, "spectators: who watches which table, restored like seats", _script(_V3_SPECTATORS)),
 ]
 
 
@@ -240,6 +249,7 @@ class TableRow:
     private_code: str | None
     state: str
     seats: list[SeatRow] = field(default_factory=list)
+    spectators: list[str] = field(default_factory=list)  # player ids
     rng: dict[str, Any] | None = None
     initial_players: list[tuple[int, str, int]] | None = None
     game_settings: dict[str, Any] | None = None
@@ -635,6 +645,12 @@ class Store:
             [(table_id, s.seat, s.name, s.player_id, int(s.left)) for s in seats],
         )
 
+    def save_spectators(self, table_id: str, player_ids: Iterable[str]) -> None:
+        """Who watches the table (restored after a restart like the seats)."""
+        self._write("DELETE FROM spectators WHERE table_id = ?", (table_id,))
+        self._write_many("INSERT INTO spectators (table_id, player_id) VALUES (?, ?)",
+                         [(table_id, p) for p in sorted(player_ids)])
+
     def set_table_state(self, table_id: str, state: str, host_id: str | None = None) -> None:
         self._write(
             "UPDATE tables SET state = ?, host_id = coalesce(?, host_id), "
@@ -715,6 +731,8 @@ class Store:
                 "SELECT seat, name, player_id, left_game FROM seats WHERE table_id = ? ORDER BY seat", (table_id,)
             )
         ]
+        row.spectators = [player_id for (player_id,) in self.conn.execute(
+            "SELECT player_id FROM spectators WHERE table_id = ? ORDER BY player_id", (table_id,))]
         if rng is not None:
             row.rng = json.loads(rng)
             row.initial_players = [tuple(p) for p in json.loads(players)]  # type: ignore[misc]

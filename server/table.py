@@ -157,6 +157,7 @@ class Table:
         table = cls(row.table_id, row.name, settings, row.host_id or "", row.private_code, hub, config,
                     rng_factory, store)
         table.seats = {s.seat: SeatInfo(s.seat, s.name, s.player_id, s.left) for s in row.seats}
+        table.spectators = set(row.spectators)
         table._absent_not_before = table._loop.time() + config.turn_timeout
         if row.rng is None:
             return table
@@ -272,7 +273,7 @@ class Table:
             if not self.seats[held].left:
                 raise RequestError("already_at_table", f"you are already seated at this table (seat {held})")
             self.seats[held].left = False  # coming back to a held seat
-            self.spectators.discard(player_id)
+            self._set_watching(player_id, False)
             if self.game is not None and self.game.phase != OVER and self.game.players[held].away:
                 self._apply(None, SetAway(held, False))
             self._claim_host(player_id)
@@ -293,7 +294,7 @@ class Table:
             seat = free[0]
         if player_id not in self.spectators:
             self.catch_up(player_id)  # a spectator sitting down has the chat already
-        self.spectators.discard(player_id)
+        self._set_watching(player_id, False)
         self.seats[seat] = SeatInfo(seat, name, player_id)
         self._claim_host(player_id)
         self._save()
@@ -305,7 +306,7 @@ class Table:
             raise RequestError("already_at_table", "you are seated at this table; leave it to watch")
         if player_id in self.spectators:
             raise RequestError("already_at_table", "you are already watching this table")
-        self.spectators.add(player_id)
+        self._set_watching(player_id, True)
         self.catch_up(player_id)
         self.broadcast()
 
@@ -316,7 +317,7 @@ class Table:
         here; with nobody to take it the role waits for the next human to sit
         down (or, in a running game, for the host to come back to the seat).
         """
-        self.spectators.discard(player_id)
+        self._set_watching(player_id, False)
         seat = self.seat_of(player_id)
         if seat is not None:
             if self.game is None or self.game.phase == OVER:
@@ -332,6 +333,17 @@ class Table:
         if seat is not None:
             self._save()
         self.broadcast()
+
+    def _set_watching(self, player_id: str, watching: bool) -> None:
+        """Add or remove a spectator; stored, so a restart brings spectators back like players."""
+        if (player_id in self.spectators) == watching:
+            return
+        if watching:
+            self.spectators.add(player_id)
+        else:
+            self.spectators.discard(player_id)
+        if self.store is not None:
+            self.store.save_spectators(self.table_id, self.spectators)
 
     def _present_humans(self) -> list[str]:
         """Players seated here who have not left, lowest seat first."""

@@ -341,7 +341,13 @@ async def test_a_restart_rebuilds_every_table_bit_for_bit(durable):
              for tid, t in lobby.tables.items()}
     assert after == before and len(after) == 2  # t1 closed when its players left it
     assert {pid: p.balance for pid, p in lobby.players.items()} == balances
-    assert not lobby.tables[waiting["table_id"]].spectators  # watching is not a seat
+    # Spectators come back like players: dan still watches the waiting table, and his client is put back there.
+    dan_id = tokens["dan"].partition("_")[0]
+    assert lobby.tables[waiting["table_id"]].spectators == {dan_id}
+    async with ScriptedClient(server.port, "dan", tokens["dan"]) as dan:
+        assert (dan.link.welcome.table_id, dan.link.welcome.seat) == (waiting["table_id"], None)
+        view = await dan.wait_for(lambda: dan.views.get(waiting["table_id"]))
+        assert view["seat"] is None and view["table"]["spectators"] == 1
     async with ScriptedClient(server.port, "ann", tokens["ann"]) as ann:
         assert (ann.link.welcome.table_id, ann.link.welcome.seat) == (live["table_id"], 0)
         assert await ann.request(m.History, limit=10) == history == {"rounds": []}  # t2's first round is on
