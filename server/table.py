@@ -611,9 +611,6 @@ class Table:
             view["chip_history"] = [{str(k): v for k, v in row.items()} for row in sample(self.chip_history)]
         return view
 
-    def send_view(self, player_id: str) -> None:
-        self.hub.send(player_id, m.View(table_id=self.table_id, view=self.view(self.seat_of(player_id))))
-
     def broadcast(self) -> None:
         """After any change: arm deadlines and bots, and have everyone told.
 
