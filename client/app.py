@@ -50,8 +50,13 @@ NO_TERMINAL = "needs a terminal, and its input or output is not one (over SSH, u
 TERMINAL_GONE = 128 + signal.SIGHUP  # the exit code when the terminal hangs up, as a shell would report it
 
 
+WEB_DRIVER = "textual.drivers.web_driver:WebDriver"  # textual-serve's: a browser tab over the pipes
+
+
 def terminal_attached() -> bool:
-    """Are standard input and output both a terminal (not a pipe, a file or /dev/null)?"""
+    """Are standard input and output both a terminal (not a pipe, a file or /dev/null), or a browser tab?"""
+    if os.environ.get("TEXTUAL_DRIVER") == WEB_DRIVER:
+        return True
     try:
         return all(stream is not None and stream.isatty() for stream in (sys.__stdin__, sys.__stdout__))
     except ValueError:  # a closed stream

@@ -37,6 +37,7 @@ if TYPE_CHECKING:
 
 log = logging.getLogger("dab-server")
 MISSING_SSH = "--ssh-port needs the SSH gateway's extra: pip install 'down-and-back[ssh]' (asyncssh)"
+MISSING_WEB = "--web-port needs the browser extra: pip install 'down-and-back[web]' (textual-serve)"
 
 
 def at_least(kind, low):
@@ -124,6 +125,12 @@ def build_parser() -> argparse.ArgumentParser:
     ssh.add_argument("--ssh-idle-timeout", type=positive(float), default=SshConfig.idle_timeout,
                      metavar="SECONDS", help="an SSH session without a keystroke this long is closed, unless its "
                      f"player is at a table (default {SshConfig.idle_timeout:g})")
+    web = parser.add_argument_group("browser (needs the [web] extra)")
+    web.add_argument("--web-port", type=at_least(int, 0), default=None, metavar="PORT",
+                     help="also serve the client to browsers on this port (default: off; 8080 is usual)")
+    web.add_argument("--web-host", default=None, help="address for the browser port (default: the same as --host)")
+    web.add_argument("--web-max-sessions", type=positive(int), default=20, metavar="N",
+                     help="browser tabs playing at once, each a client process (default 20)")
     parser.add_argument("--seed", default=None, help="fixed shuffle seed (testing and replays only)")
     parser.add_argument("--log-level", default="INFO", choices=["DEBUG", "INFO", "WARNING", "ERROR"])
     parser.add_argument("--version", action="version", version=f"dab-server {__version__}")
@@ -200,9 +207,26 @@ async def serve(args: argparse.Namespace, store: Store | None = None) -> int:
         if gateway is None:
             await server.close()
             return 2
+    browser = None
+    if args.web_port is not None:
+        from .web import WebGateway
+
+        web_host = args.host if args.web_host is None else args.web_host
+        browser = WebGateway((loopback(args.host), server.port), web_host, args.web_port, args.web_max_sessions)
+        try:
+            await browser.start()
+        except OSError as exc:
+            log.error("cannot listen for browsers on %s:%s: %s", web_host, args.web_port, exc.strerror or exc)
+            if gateway is not None:
+                await gateway.close()
+            await server.close()
+            return 2
+        log.info("browsers: http://%s:%s/", web_host, browser.port)
     serving = asyncio.create_task(server.serve_forever())
     await stop.wait()
     log.info("shutting down: telling clients")
+    if browser is not None:
+        await browser.close()
     if gateway is not None:
         await gateway.close()
     await server.close()
@@ -312,6 +336,9 @@ def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     if args.ssh_port is not None and importlib.util.find_spec("asyncssh") is None:
         print(f"dab-server: error: {MISSING_SSH}", file=sys.stderr)
+        return 2
+    if args.web_port is not None and importlib.util.find_spec("textual_serve") is None:
+        print(f"dab-server: error: {MISSING_WEB}", file=sys.stderr)
         return 2
     for sig in (signal.SIGINT, signal.SIGTERM):  # until the event loop takes over: noted, then a clean exit 0
         signal.signal(sig, _note_stop)
