@@ -30,11 +30,11 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from client.link import Link, RequestFailed  # noqa: E402
-from engine.actions import StartRound  # noqa: E402
-from engine.bots import baseline_action  # noqa: E402
-from engine.game import OVER, Game, Settings  # noqa: E402
+from engine.games.down_and_back.actions import StartRound  # noqa: E402
+from engine.games.down_and_back.bots import baseline_action  # noqa: E402
+from engine.games.down_and_back.rules import OVER, Game, Settings  # noqa: E402
 from engine.rng import HashRng  # noqa: E402
-from engine.views import decision_view  # noqa: E402
+from engine.games.down_and_back.views import decision_view  # noqa: E402
 from protocol import messages as m  # noqa: E402
 from server.store import Store  # noqa: E402
 from server.table import checkpoint_json  # noqa: E402

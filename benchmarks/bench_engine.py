@@ -64,14 +64,14 @@ def _status(ok: bool) -> str:
 
 
 def section_import(results: dict[str, Any], runs: int) -> None:
-    """Import time of ``engine`` and ``engine.hands`` in fresh interpreters."""
+    """Import time of ``engine`` and ``engine.games.down_and_back.hands`` in fresh interpreters."""
     print("\n== import time (fresh interpreter each run, median of %d) ==" % runs)
     code = (
         "import time, json\n"
         "t0 = time.perf_counter()\n"
         "import engine\n"
         "t1 = time.perf_counter()\n"
-        "import engine.hands\n"
+        "import engine.games.down_and_back.hands\n"
         "t2 = time.perf_counter()\n"
         "print(json.dumps([t1 - t0, t2 - t0]))\n"
     )
@@ -81,7 +81,7 @@ def section_import(results: dict[str, Any], runs: int) -> None:
     results["import_engine_ms"] = engine_ms
     results["import_engine_hands_ms"] = hands_ms
     print(f"import engine                 {engine_ms:8.2f} ms")
-    print(f"import engine + engine.hands  {hands_ms:8.2f} ms   (target < {TARGET_IMPORT_MS:.0f} ms: "
+    print(f"import engine + engine.games.down_and_back.hands  {hands_ms:8.2f} ms   (target < {TARGET_IMPORT_MS:.0f} ms: "
           f"{_status(hands_ms < TARGET_IMPORT_MS)}; no tables are built at import)")
 
 
@@ -90,7 +90,7 @@ def section_tables(results: dict[str, Any], runs: int) -> None:
     print("\n== table build / first call (fresh interpreter each run, median of %d) ==" % runs)
     code = (
         "import time, json\n"
-        "from engine import hands\n"
+        "from engine.games.down_and_back import hands\n"
         "from engine.cards import parse_cards\n"
         "seven = parse_cards('9S JD 3D 2C 2D 9C 9D')\n"
         "t0 = time.perf_counter(); hands.rank_splits(seven)\n"
@@ -103,7 +103,7 @@ def section_tables(results: dict[str, Any], runs: int) -> None:
     first, second, discard = (statistics.median(s[i] for s in samples) for i in range(3))
     memory = json.loads(_run_python(
         "import json, tracemalloc\n"
-        "from engine import hands\n"
+        "from engine.games.down_and_back import hands\n"
         "tracemalloc.start(); hands.warm_up(discard=False); a = tracemalloc.get_traced_memory()[0]\n"
         "hands.warm_up(discard=True); b = tracemalloc.get_traced_memory()[0]\n"
         "print(json.dumps([a, b]))\n"
@@ -120,7 +120,7 @@ def section_tables(results: dict[str, Any], runs: int) -> None:
 def section_best_split(results: dict[str, Any], n_fast: int, n_naive: int) -> None:
     """All 35 splits ranked: the table path against the straightforward one."""
     from engine.cards import DECK
-    from engine.hands import best_split, rank_split_scores, rank_splits, rank_splits_reference, warm_up
+    from engine.games.down_and_back.hands import best_split, rank_split_scores, rank_splits, rank_splits_reference, warm_up
 
     warm_up()
     rng = random.Random(SEED)
@@ -154,7 +154,7 @@ def section_best_split(results: dict[str, Any], n_fast: int, n_naive: int) -> No
 def section_bot_helpers(results: dict[str, Any], n: int) -> None:
     """The bots' per-turn helpers."""
     from engine.cards import DECK
-    from engine.hands import best_discard, best_split_score, evaluate3, evaluate4, warm_up
+    from engine.games.down_and_back.hands import best_discard, best_split_score, evaluate3, evaluate4, warm_up
 
     warm_up()
     rng = random.Random(SEED + 1)
@@ -179,11 +179,11 @@ def section_bot_helpers(results: dict[str, Any], n: int) -> None:
 
 def section_rounds_per_second(results: dict[str, Any], batches: int, rounds: int) -> None:
     """Whole 4-player rounds, every decision made by the baseline bot from its own view."""
-    from engine.actions import StartRound
-    from engine.bots import baseline_action
-    from engine.game import OVER, WAITING, Game, Settings
+    from engine.games.down_and_back.actions import StartRound
+    from engine.games.down_and_back.bots import baseline_action
+    from engine.games.down_and_back.rules import OVER, WAITING, Game, Settings
     from engine.rng import HashRng
-    from engine.views import decision_view
+    from engine.games.down_and_back.views import decision_view
 
     game = Game(Settings(stack=10**12), [(seat, f"bot{seat}") for seat in range(4)], HashRng(b"bench"))
 

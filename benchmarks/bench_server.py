@@ -44,7 +44,7 @@ import msgpack
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from engine.bots import baseline_action  # noqa: E402
+from engine.games.down_and_back.bots import baseline_action  # noqa: E402
 from protocol import messages as m  # noqa: E402
 from protocol.framing import HEADER_SIZE, encode_frame  # noqa: E402
 

@@ -32,12 +32,12 @@ from collections import deque
 from dataclasses import dataclass
 from typing import Any, Callable, ContextManager, Protocol
 
-from engine.actions import Action, Cut, Discard, EndGame, Record, SetAway, Split, StartRound, TakeDiscard, TakeStock, action_from_data
-from engine.bots import baseline_action, timeout_action
+from engine.games.down_and_back.actions import Action, Cut, Discard, EndGame, Record, SetAway, Split, StartRound, TakeDiscard, TakeStock, action_from_data
+from engine.games.down_and_back.bots import baseline_action, timeout_action
 from engine.errors import EngineError, IllegalAction, InvalidAction, NotYourTurn
-from engine.game import CUT, DRAW, OVER, PLAY, SHOWDOWN, WAITING, Game, Settings
+from engine.games.down_and_back.rules import CUT, DRAW, OVER, PLAY, SHOWDOWN, WAITING, Game, Settings
 from engine.rng import HashRng
-from engine.views import decision_view, view_for
+from engine.games.down_and_back.views import decision_view, view_for
 from protocol import messages as m
 
 from .errors import RequestError

@@ -7,7 +7,7 @@ import time
 from typing import Any, Callable
 
 from client.link import Link, RequestFailed
-from engine.bots import baseline_action
+from engine.games.down_and_back.bots import baseline_action
 from protocol import messages as m
 
 WAIT = 10.0

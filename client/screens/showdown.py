@@ -1,6 +1,6 @@
 """The showdown: arrange your 4 + 3, then see every hand revealed and who won.
 
-:class:`ShowdownScreen` starts from the recommended split (engine.hands, display
+:class:`ShowdownScreen` starts from the recommended split (engine.games.down_and_back.hands, display
 only) and lets the player swap any two cards before confirming.
 :class:`RevealScreen` shows the result the server sent: every player's
 going-down hand, then every coming-back hand, in playing order, the winner of
@@ -31,7 +31,7 @@ def _display(widget: Widget) -> Display:
 def evaluate_split(down: Sequence[str], back: Sequence[str], opponents: int) -> tuple[str, str, float]:
     """Names of both hands and the win-both estimate of this arrangement."""
     from engine.cards import parse_cards
-    from engine.hands import evaluate3, evaluate4, win_both_chance
+    from engine.games.down_and_back.hands import evaluate3, evaluate4, win_both_chance
 
     down_cards, back_cards = parse_cards(list(down)), parse_cards(list(back))
     d, b = evaluate4(down_cards), evaluate3(back_cards)
@@ -141,7 +141,7 @@ class ShowdownScreen(Screen[dict[str, Any] | None]):
 
     def action_best(self) -> None:
         from engine.cards import parse_cards
-        from engine.hands import best_split, win_both_chance
+        from engine.games.down_and_back.hands import best_split, win_both_chance
 
         if len(self.hand) != 7:
             return

@@ -247,7 +247,7 @@ class Prompt(RowsWidget):
 
 def recommended_throw(cards: Sequence[str], allowed: Collection[str] = ()) -> str:
     """The card to throw from 8 that leaves the best split, among ``allowed`` (default: any)."""
-    from engine.bots import throw
+    from engine.games.down_and_back.bots import throw
 
     return throw(list(cards), list(allowed or cards)).text
 
@@ -266,7 +266,7 @@ class HandHelper(Widget):
 
 def helper_content(cards: Sequence[str], opponents: int, display: Display, allowed: Collection[str] = ()) -> Content:
     from engine.cards import parse_cards
-    from engine.hands import best_split, win_both_chance
+    from engine.games.down_and_back.hands import best_split, win_both_chance
 
     if len(cards) not in (7, 8):
         return Content.styled("Hand helper: shows the best split once you hold 7 cards.", "dim")

@@ -27,7 +27,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
-from engine.bots import baseline_action  # noqa: E402
+from engine.games.down_and_back.bots import baseline_action  # noqa: E402
 from protocol import messages as m  # noqa: E402
 from protocol.framing import FrameDecoder, encode_frame  # noqa: E402
 from server import __version__  # noqa: E402

@@ -6,13 +6,13 @@ import gc
 
 import pytest
 
-from engine.actions import ActionLog, Cut, Discard, Split, StartRound, TakeStock
-from engine.bots import baseline_action
+from engine.games.down_and_back.actions import ActionLog, Cut, Discard, Split, StartRound, TakeStock
+from engine.games.down_and_back.bots import baseline_action
 from engine.cards import Card, parse_cards
 from engine.errors import InvalidAction
-from engine.game import WAITING, Game, Settings
+from engine.games.down_and_back.rules import WAITING, Game, Settings
 from engine.rng import HashRng
-from engine.views import decision_view
+from engine.games.down_and_back.views import decision_view
 
 
 def played_round() -> Game:

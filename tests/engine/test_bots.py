@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import random
 
-from engine.actions import Discard, TakeDiscard, TakeStock
-from engine.bots import TAKE_DISCARD_MARGIN, baseline_action
+from engine.games.down_and_back.actions import Discard, TakeDiscard, TakeStock
+from engine.games.down_and_back.bots import TAKE_DISCARD_MARGIN, baseline_action
 from engine.cards import DECK
-from engine.hands import best_discard, best_split_score
+from engine.games.down_and_back.hands import best_discard, best_split_score
 
 
 def draw_view(hand: list[str], top: str) -> dict:

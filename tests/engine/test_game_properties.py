@@ -7,11 +7,11 @@ from collections import Counter
 
 from hypothesis import HealthCheck, given, settings as hsettings, strategies as st
 
-from engine.actions import Record, SetAway, StartRound
+from engine.games.down_and_back.actions import Record, SetAway, StartRound
 from engine.cards import DECK
-from engine.game import OVER, PLAY, SHOWDOWN, WAITING, Game, Settings
+from engine.games.down_and_back.rules import OVER, PLAY, SHOWDOWN, WAITING, Game, Settings
 from engine.rng import HashRng
-from engine.views import view_for
+from engine.games.down_and_back.views import view_for
 from plain_data import assert_plain_data, strings_in
 
 

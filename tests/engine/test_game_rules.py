@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import pytest
 
-from engine.actions import (
+from engine.games.down_and_back.actions import (
     CallEnd, Cut, Discard, EndGame, SetAway, Skip, Split, StartRound, TakeDiscard, TakeStock,
     action_from_data,
 )
 from engine.cards import Card, parse_cards
 from engine.errors import IllegalAction, InvalidAction, NotYourTurn
-from engine.game import CUT, OVER, PLAY, SHOWDOWN, WAITING, Game, Settings
+from engine.games.down_and_back.rules import CUT, OVER, PLAY, SHOWDOWN, WAITING, Game, Settings
 from engine.rng import HashRng
 
 

@@ -12,7 +12,7 @@ from collections import Counter
 import pytest
 
 from engine.cards import DECK, parse_cards
-from engine.hands import (
+from engine.games.down_and_back.hands import (
     Category3,
     Category4,
     HandValue,

@@ -10,7 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from engine.cards import DECK, Card, parse_cards
-from engine.hands import (
+from engine.games.down_and_back.hands import (
     Category3,
     Category4,
     DiscardSearch,

@@ -21,7 +21,7 @@ import pytest
 
 import protocol_spec
 from client.link import RequestFailed
-from engine.bots import baseline_action
+from engine.games.down_and_back.bots import baseline_action
 from protocol import messages as m
 from protocol.errors import PROTOCOL_ERROR_CODES
 from protocol.framing import FrameDecoder, encode_frame

@@ -21,11 +21,11 @@ from pathlib import Path
 from typing import Any
 
 from client.link import LinkError, RequestFailed
-from engine.actions import action_from_data
-from engine.bots import baseline_action
-from engine.game import Game, Settings
+from engine.games.down_and_back.actions import action_from_data
+from engine.games.down_and_back.bots import baseline_action
+from engine.games.down_and_back.rules import Game, Settings
 from engine.rng import HashRng
-from engine.views import view_for
+from engine.games.down_and_back.views import view_for
 from protocol import messages as m
 from scripted import ScriptedClient
 from server.store import DB_NAME, Store, secret_hash

@@ -8,8 +8,8 @@ import contextlib
 from hypothesis import HealthCheck, given, settings as hsettings, strategies as st
 
 from client.link import LinkError
-from engine.bots import baseline_action
-from engine.game import DISCARD, DRAW, PLAY
+from engine.games.down_and_back.bots import baseline_action
+from engine.games.down_and_back.rules import DISCARD, DRAW, PLAY
 from protocol import messages as m
 from scripted import ScriptedClient, play_until
 from server.lobby import Lobby, LobbyConfig

@@ -30,8 +30,8 @@ from contextlib import AsyncExitStack
 import pytest
 
 from client.link import LinkError, RequestFailed
-from engine.bots import baseline_action
-from engine.game import DISCARD, PLAY
+from engine.games.down_and_back.bots import baseline_action
+from engine.games.down_and_back.rules import DISCARD, PLAY
 from protocol import messages as m
 from scripted import ScriptedClient, autoplay
 from server import store as store_module

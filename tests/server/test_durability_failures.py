@@ -23,7 +23,7 @@ from pathlib import Path
 import pytest
 
 from client.link import RequestFailed
-from engine.bots import baseline_action
+from engine.games.down_and_back.bots import baseline_action
 from protocol import messages as m
 from scripted import ScriptedClient, autoplay
 from server.__main__ import main as cli_main

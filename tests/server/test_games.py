@@ -7,8 +7,8 @@ from contextlib import AsyncExitStack
 
 import pytest
 
-from engine.bots import baseline_action
-from engine.game import SHOWDOWN
+from engine.games.down_and_back.bots import baseline_action
+from engine.games.down_and_back.rules import SHOWDOWN
 from protocol import messages as m
 from protocol.framing import FrameDecoder
 from plain_data import assert_plain_data, strings_in

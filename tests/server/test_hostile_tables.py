@@ -11,7 +11,7 @@ import sys
 import pytest
 
 from client.link import LinkError, RequestFailed
-from engine.game import OVER
+from engine.games.down_and_back.rules import OVER
 from protocol import messages as m
 from protocol.framing import MAX_FRAME_SIZE
 from server.lobby import (

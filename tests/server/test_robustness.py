@@ -10,7 +10,7 @@ import msgpack
 import pytest
 
 from client.link import LinkError, RequestFailed
-from engine.game import PLAY
+from engine.games.down_and_back.rules import PLAY
 from protocol import messages as m
 from protocol.framing import FrameDecoder, encode_frame
 

@@ -37,10 +37,10 @@ from .actions import (
     TakeStock,
     action_from_data,
 )
-from .cards import DECK, Card
-from .errors import IllegalAction, InvalidAction, NotYourTurn
+from ...cards import DECK, Card
+from ...errors import IllegalAction, InvalidAction, NotYourTurn
 from .hands import evaluate3, evaluate4, rank_splits
-from .rng import HashRng
+from ...rng import HashRng
 
 HAND_SIZE = 7
 MIN_PLAYERS, MAX_PLAYERS = 2, 5

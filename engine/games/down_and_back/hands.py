@@ -77,7 +77,7 @@ from functools import cached_property
 from math import comb
 from typing import Iterable, Iterator, Sequence, overload
 
-from .cards import DECK, Card, Rank
+from ...cards import DECK, Card, Rank
 
 __all__ = [
     "Category4",

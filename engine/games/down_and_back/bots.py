@@ -1,7 +1,7 @@
 """Bots: functions of a seat's view to an action, so they know only what a player knows.
 
 The baseline bot keeps whichever draw most improves its recommended split
-(scored by :func:`engine.hands.best_split_score`, the win-both estimate
+(scored by :func:`engine.games.down_and_back.hands.best_split_score`, the win-both estimate
 against one opponent), throws the card whose loss hurts that score least, and
 at the showdown plays the recommended split. :func:`timeout_action` is what
 the server plays for a player who lets the clock run out: the safe, passive
@@ -13,7 +13,7 @@ from __future__ import annotations
 from typing import Any
 
 from .actions import Action, CallEnd, Cut, Discard, Split, TakeDiscard, TakeStock
-from .cards import DECK, Card, parse_cards
+from ...cards import DECK, Card, parse_cards
 from .hands import DiscardSearch, best_discard_index, best_split, best_split_score
 
 # Take the visible discard when it beats the current hand by more than this.

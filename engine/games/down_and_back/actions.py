@@ -10,8 +10,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, ClassVar, Iterable, Iterator, Sequence, Union, overload
 
-from .cards import Card, CardParseError
-from .errors import InvalidAction
+from ...cards import Card, CardParseError
+from ...errors import InvalidAction
 
 
 @dataclass(frozen=True, slots=True)

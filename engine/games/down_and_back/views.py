@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .game import CUT, DISCARD, MIN_CUT_PART, PLAY, SHOWDOWN, Game
+from .rules import CUT, DISCARD, MIN_CUT_PART, PLAY, SHOWDOWN, Game
 
 LOG_LENGTH = 12  # recent public events; clients keep a longer log from the event stream
 
