@@ -64,14 +64,14 @@ def _status(ok: bool) -> str:
 
 
 def section_import(results: dict[str, Any], runs: int) -> None:
-    """Import time of ``engine`` and ``engine.games.down_and_back.hands`` in fresh interpreters."""
+    """Import time of ``engine`` and the hand modules in fresh interpreters."""
     print("\n== import time (fresh interpreter each run, median of %d) ==" % runs)
     code = (
         "import time, json\n"
         "t0 = time.perf_counter()\n"
         "import engine\n"
         "t1 = time.perf_counter()\n"
-        "import engine.games.down_and_back.hands\n"
+        "import engine.games.down_and_back.splits\n"
         "t2 = time.perf_counter()\n"
         "print(json.dumps([t1 - t0, t2 - t0]))\n"
     )
@@ -81,7 +81,7 @@ def section_import(results: dict[str, Any], runs: int) -> None:
     results["import_engine_ms"] = engine_ms
     results["import_engine_hands_ms"] = hands_ms
     print(f"import engine                 {engine_ms:8.2f} ms")
-    print(f"import engine + engine.games.down_and_back.hands  {hands_ms:8.2f} ms   (target < {TARGET_IMPORT_MS:.0f} ms: "
+    print(f"import engine + the hand modules {hands_ms:8.2f} ms   (target < {TARGET_IMPORT_MS:.0f} ms: "
           f"{_status(hands_ms < TARGET_IMPORT_MS)}; no tables are built at import)")
 
 
@@ -90,12 +90,12 @@ def section_tables(results: dict[str, Any], runs: int) -> None:
     print("\n== table build / first call (fresh interpreter each run, median of %d) ==" % runs)
     code = (
         "import time, json\n"
-        "from engine.games.down_and_back import hands\n"
+        "from engine.games.down_and_back import splits\n"
         "from engine.cards import parse_cards\n"
         "seven = parse_cards('9S JD 3D 2C 2D 9C 9D')\n"
-        "t0 = time.perf_counter(); hands.rank_splits(seven)\n"
-        "t1 = time.perf_counter(); hands.rank_splits(seven)\n"
-        "t2 = time.perf_counter(); hands.best_discard(seven + parse_cards('KH'))\n"
+        "t0 = time.perf_counter(); splits.rank_splits(seven)\n"
+        "t1 = time.perf_counter(); splits.rank_splits(seven)\n"
+        "t2 = time.perf_counter(); splits.best_discard(seven + parse_cards('KH'))\n"
         "t3 = time.perf_counter()\n"
         "print(json.dumps([t1 - t0, t2 - t1, t3 - t2]))\n"
     )
@@ -103,9 +103,9 @@ def section_tables(results: dict[str, Any], runs: int) -> None:
     first, second, discard = (statistics.median(s[i] for s in samples) for i in range(3))
     memory = json.loads(_run_python(
         "import json, tracemalloc\n"
-        "from engine.games.down_and_back import hands\n"
-        "tracemalloc.start(); hands.warm_up(discard=False); a = tracemalloc.get_traced_memory()[0]\n"
-        "hands.warm_up(discard=True); b = tracemalloc.get_traced_memory()[0]\n"
+        "from engine.games.down_and_back import tables\n"
+        "tracemalloc.start(); tables.warm_up(discard=False); a = tracemalloc.get_traced_memory()[0]\n"
+        "tables.warm_up(discard=True); b = tracemalloc.get_traced_memory()[0]\n"
         "print(json.dumps([a, b]))\n"
     ))
     results["first_rank_splits_ms"] = first * 1000
@@ -120,7 +120,8 @@ def section_tables(results: dict[str, Any], runs: int) -> None:
 def section_best_split(results: dict[str, Any], n_fast: int, n_naive: int) -> None:
     """All 35 splits ranked: the table path against the straightforward one."""
     from engine.cards import DECK
-    from engine.games.down_and_back.hands import best_split, rank_split_scores, rank_splits, rank_splits_reference, warm_up
+    from engine.games.down_and_back.tables import warm_up
+    from engine.games.down_and_back.splits import best_split, rank_split_scores, rank_splits, rank_splits_reference
 
     warm_up()
     rng = random.Random(SEED)
@@ -154,7 +155,8 @@ def section_best_split(results: dict[str, Any], n_fast: int, n_naive: int) -> No
 def section_bot_helpers(results: dict[str, Any], n: int) -> None:
     """The bots' per-turn helpers."""
     from engine.cards import DECK
-    from engine.games.down_and_back.hands import best_discard, best_split_score, evaluate3, evaluate4, warm_up
+    from engine.games.down_and_back.tables import evaluate3, evaluate4, warm_up
+    from engine.games.down_and_back.splits import best_discard, best_split_score
 
     warm_up()
     rng = random.Random(SEED + 1)

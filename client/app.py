@@ -84,9 +84,9 @@ def desktop_notification(title: str, body: str, environ: Mapping[str, str]) -> s
 
 def _warm_helper() -> None:
     """Build the hand helper's tables (~0.4 s) in a thread once the table is up, not on the first ``h``."""
-    from engine.games.down_and_back import hands
+    from engine.games.down_and_back import tables
 
-    hands.warm_up()
+    tables.warm_up()
 
 
 class DabApp(App[None]):

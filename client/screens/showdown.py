@@ -31,7 +31,8 @@ def _display(widget: Widget) -> Display:
 def evaluate_split(down: Sequence[str], back: Sequence[str], opponents: int) -> tuple[str, str, float]:
     """Names of both hands and the win-both estimate of this arrangement."""
     from engine.cards import parse_cards
-    from engine.games.down_and_back.hands import evaluate3, evaluate4, win_both_chance
+    from engine.games.down_and_back.tables import evaluate3, evaluate4
+    from engine.games.down_and_back.splits import win_both_chance
 
     down_cards, back_cards = parse_cards(list(down)), parse_cards(list(back))
     d, b = evaluate4(down_cards), evaluate3(back_cards)
@@ -141,7 +142,7 @@ class ShowdownScreen(Screen[dict[str, Any] | None]):
 
     def action_best(self) -> None:
         from engine.cards import parse_cards
-        from engine.games.down_and_back.hands import best_split, win_both_chance
+        from engine.games.down_and_back.splits import best_split, win_both_chance
 
         if len(self.hand) != 7:
             return

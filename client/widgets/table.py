@@ -266,7 +266,7 @@ class HandHelper(Widget):
 
 def helper_content(cards: Sequence[str], opponents: int, display: Display, allowed: Collection[str] = ()) -> Content:
     from engine.cards import parse_cards
-    from engine.games.down_and_back.hands import best_split, win_both_chance
+    from engine.games.down_and_back.splits import best_split, win_both_chance
 
     if len(cards) not in (7, 8):
         return Content.styled("Hand helper: shows the best split once you hold 7 cards.", "dim")

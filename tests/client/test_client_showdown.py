@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from engine.cards import parse_cards
-from engine.games.down_and_back.hands import best_split
+from engine.games.down_and_back.splits import best_split
 from server.table import TableConfig
 from tui_helpers import drive, screen_name, screen_text, start_two_player_game, wait_for, opponent_playing
 

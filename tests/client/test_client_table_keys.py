@@ -198,10 +198,10 @@ async def test_notifications_stay_off_the_hand():
 async def test_the_helper_is_warmed_in_the_background_at_start(monkeypatch):
     import threading
 
-    import engine.games.down_and_back.hands
+    import engine.games.down_and_back.tables
 
     warmed: list[str] = []
-    monkeypatch.setattr(engine.games.down_and_back.hands, "warm_up", lambda *a, **k: warmed.append(threading.current_thread().name))
+    monkeypatch.setattr(engine.games.down_and_back.tables, "warm_up", lambda *a, **k: warmed.append(threading.current_thread().name))
     app = make_app(ascii=False)
     async with app.run_test(size=(80, 24)) as pilot:
         await feed(pilot, PLAY_VIEW)

@@ -12,7 +12,7 @@ from client.practice import PracticeOptions, start_practice
 from client.render import Display
 from client.session import Session
 from engine.cards import parse_cards
-from engine.games.down_and_back.hands import evaluate3, evaluate4
+from engine.games.down_and_back.tables import evaluate3, evaluate4
 from server.table import TableConfig
 from tui_helpers import drive, screen_name, screen_text, table_ready, wait_for
 

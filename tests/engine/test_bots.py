@@ -7,7 +7,7 @@ import random
 from engine.games.down_and_back.actions import Discard, TakeDiscard, TakeStock
 from engine.games.down_and_back.bots import TAKE_DISCARD_MARGIN, baseline_action
 from engine.cards import DECK
-from engine.games.down_and_back.hands import best_discard, best_split_score
+from engine.games.down_and_back.splits import best_discard, best_split_score
 
 
 def draw_view(hand: list[str], top: str) -> dict:

@@ -12,20 +12,8 @@ from collections import Counter
 import pytest
 
 from engine.cards import DECK, parse_cards
-from engine.games.down_and_back.hands import (
-    Category3,
-    Category4,
-    HandValue,
-    classify3,
-    classify4,
-    evaluate,
-    evaluate3,
-    evaluate4,
-    hand_counts3,
-    hand_counts4,
-    percentile3,
-    percentile4,
-)
+from engine.games.down_and_back.hands import Category3, Category4, classify3, classify4, HandValue
+from engine.games.down_and_back.tables import evaluate, evaluate3, evaluate4, hand_counts3, hand_counts4, percentile3, percentile4
 
 C4 = Category4
 C3 = Category3

@@ -10,24 +10,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from engine.cards import DECK, Card, parse_cards
-from engine.games.down_and_back.hands import (
-    Category3,
-    Category4,
-    DiscardSearch,
-    SplitOption,
-    best_discard,
-    best_discard_index,
-    best_split,
-    best_split_score,
-    evaluate3,
-    evaluate4,
-    percentile3,
-    percentile4,
-    rank_split_scores,
-    rank_splits,
-    rank_splits_reference,
-    win_both_estimate,
-)
+from engine.games.down_and_back.hands import Category3, Category4
+from engine.games.down_and_back.tables import evaluate3, evaluate4, percentile3, percentile4
+from engine.games.down_and_back.splits import best_discard, best_discard_index, best_split, best_split_score, DiscardSearch, rank_split_scores, rank_splits, rank_splits_reference, SplitOption, win_both_estimate
 
 hands7 = st.lists(st.sampled_from(DECK), min_size=7, max_size=7, unique=True)
 hands8 = st.lists(st.sampled_from(DECK), min_size=8, max_size=8, unique=True)

@@ -3,7 +3,7 @@
 import pytest
 
 from engine.cards import parse_cards
-from engine.games.down_and_back.hands import best_split, win_both_chance, win_both_estimate
+from engine.games.down_and_back.splits import best_split, win_both_chance, win_both_estimate
 
 
 def chance(down: str, back: str, opponents: int) -> float:

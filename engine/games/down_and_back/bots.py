@@ -14,7 +14,7 @@ from typing import Any
 
 from .actions import Action, CallEnd, Cut, Discard, Split, TakeDiscard, TakeStock
 from ...cards import DECK, Card, parse_cards
-from .hands import DiscardSearch, best_discard_index, best_split, best_split_score
+from .splits import best_discard_index, best_split, best_split_score, DiscardSearch
 
 # Take the visible discard when it beats the current hand by more than this.
 # Greedy (0) beat a 0.02 margin head to head: 327 to 261 pots in 2,000

@@ -39,7 +39,8 @@ from .actions import (
 )
 from ...cards import DECK, Card
 from ...errors import IllegalAction, InvalidAction, NotYourTurn
-from .hands import evaluate3, evaluate4, rank_splits
+from .tables import evaluate3, evaluate4
+from .splits import rank_splits
 from ...rng import HashRng
 
 HAND_SIZE = 7
