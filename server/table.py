@@ -32,10 +32,12 @@ from collections import deque
 from dataclasses import dataclass
 from typing import Any, Callable, ContextManager, Protocol
 
-from engine.games.down_and_back.actions import Action, Cut, Discard, EndGame, Record, SetAway, Split, StartRound, TakeDiscard, TakeStock, action_from_data
+from engine.contract import EndGame, SetAway, StartRound
+from engine.games.down_and_back.actions import Action, Cut, Discard, Split, TakeDiscard, TakeStock, action_from_data
 from engine.games.down_and_back.bots import baseline_action, timeout_action
 from engine.errors import EngineError, IllegalAction, InvalidAction, NotYourTurn
-from engine.games.down_and_back.rules import CUT, DRAW, OVER, PLAY, SHOWDOWN, WAITING, Game, Settings
+from engine.games.down_and_back.rules import CUT, DRAW, OVER, SHOWDOWN, WAITING, Game, Settings
+from engine.records import Record
 from engine.rng import HashRng
 from engine.games.down_and_back.views import decision_view, view_for
 from protocol import messages as m
@@ -706,7 +708,7 @@ class Table:
                 self._round_handle = self._loop.call_later(self.config.round_pause, self._next_round)
             return
         to_act = game.to_act()
-        decision = (game.round_no, game.phase, game.turn_index, game.step if game.phase == PLAY else None)
+        decision = game.decision()
         on_clock = [s for s in to_act if self._automatic_kind(s) in (None, "absent")]
         if decision != self._decision:
             self._decision = decision

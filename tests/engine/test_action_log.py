@@ -6,7 +6,8 @@ import gc
 
 import pytest
 
-from engine.games.down_and_back.actions import ActionLog, Cut, Discard, Split, StartRound, TakeStock
+from engine.games.down_and_back.actions import Cut, Discard, Split, StartRound, TakeStock, action_from_data
+from engine.records import ActionLog
 from engine.games.down_and_back.bots import baseline_action
 from engine.cards import Card, parse_cards
 from engine.errors import InvalidAction
@@ -38,7 +39,7 @@ def test_entries_read_back_as_plain_data_in_order():
 
 
 def test_changing_what_was_read_does_not_change_the_log():
-    log = ActionLog([(1, {"kind": "split", "down": ["AS", "AH", "2C", "3D"], "back": ["KS", "QS", "JS"]})])
+    log = ActionLog([(1, {"kind": "split", "down": ["AS", "AH", "2C", "3D"], "back": ["KS", "QS", "JS"]})], action_from_data)
     _, data = log[0]
     data["down"].append("4C")
     data["kind"] = "discard"
@@ -47,9 +48,9 @@ def test_changing_what_was_read_does_not_change_the_log():
 
 def test_loading_checks_every_entry():
     with pytest.raises(InvalidAction):
-        ActionLog([(0, {"kind": "discard", "card": "ZZ"})])
+        ActionLog([(0, {"kind": "discard", "card": "ZZ"})], action_from_data)
     with pytest.raises(InvalidAction):
-        ActionLog([(0, {"kind": "fold"})])
+        ActionLog([(0, {"kind": "fold"})], action_from_data)
 
 
 def test_game_history_round_trips_through_plain_data():

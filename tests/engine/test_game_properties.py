@@ -7,7 +7,8 @@ from collections import Counter
 
 from hypothesis import HealthCheck, given, settings as hsettings, strategies as st
 
-from engine.games.down_and_back.actions import Record, SetAway, StartRound
+from engine.contract import SetAway, StartRound
+from engine.records import Record
 from engine.cards import DECK
 from engine.games.down_and_back.rules import OVER, PLAY, SHOWDOWN, WAITING, Game, Settings
 from engine.rng import HashRng

@@ -21,59 +21,65 @@ from __future__ import annotations
 from dataclasses import dataclass, field, fields
 from typing import Any, Iterable, Sequence
 
-from .actions import (
-    Action,
-    ActionLog,
-    CallEnd,
-    Cut,
-    Discard,
-    EndGame,
-    Record,
-    SetAway,
-    Skip,
-    Split,
-    StartRound,
-    TakeDiscard,
-    TakeStock,
-    action_from_data,
-)
 from ...cards import DECK, Card
+from ...contract import TABLE_ACTIONS, EndGame, SetAway, SettingField, StartRound, Status
 from ...errors import IllegalAction, InvalidAction, NotYourTurn
+from ...records import ActionLog, Record
+from .actions import Action, CallEnd, Cut, Discard, Skip, Split, TakeDiscard, TakeStock, action_from_data
 from .tables import evaluate3, evaluate4
 from .splits import rank_splits
 from ...rng import HashRng
 
 HAND_SIZE = 7
 MIN_PLAYERS, MAX_PLAYERS = 2, 5
+MAX_ANTE, MAX_STACK = 1_000_000, 1_000_000_000
 MIN_CUT_PART = 4
 
 WAITING, CUT, PLAY, SHOWDOWN, OVER = "waiting", "cut", "play", "showdown", "over"
 DRAW, DISCARD = "draw", "discard"
 
 
+SETTING_FIELDS = (
+    SettingField("ante", "Ante", 10, minimum=1, maximum=MAX_ANTE),
+    SettingField("stack", "Starting stack", 1000, minimum=1, maximum=MAX_STACK),
+    SettingField("turns", "Turns", 6, choices=(6, 7)),
+    SettingField("early_call", "Early call", False, choices=(False, True)),
+    SettingField("no_take_back", "No take-back", False, choices=(False, True)),
+)
+"""The settings' one owner: names, defaults and limits (:class:`Settings` checks them)."""
+_DEFAULTS = {f.name: f.default for f in SETTING_FIELDS}
+
+
 @dataclass(frozen=True)
 class Settings:
     """A table's agreed terms; the house-rule variants are off by default."""
 
-    ante: int = 10
-    stack: int = 1000
-    turns: int = 6
-    early_call: bool = False
-    no_take_back: bool = False
+    ante: int = _DEFAULTS["ante"]  # type: ignore[assignment]
+    stack: int = _DEFAULTS["stack"]  # type: ignore[assignment]
+    turns: int = _DEFAULTS["turns"]  # type: ignore[assignment]
+    early_call: bool = _DEFAULTS["early_call"]
+    no_take_back: bool = _DEFAULTS["no_take_back"]
 
     def __post_init__(self) -> None:
-        if not (isinstance(self.ante, int) and self.ante >= 1):
-            raise InvalidAction(f"ante must be a positive whole number, got {self.ante!r}")
-        if not (isinstance(self.stack, int) and self.stack >= self.ante):
-            raise InvalidAction(f"starting stack must be at least the ante, got {self.stack!r}")
-        if self.turns not in (6, 7):
+        if not (isinstance(self.ante, int) and not isinstance(self.ante, bool) and 1 <= self.ante <= MAX_ANTE):
+            raise InvalidAction(f"ante must be a whole number from 1 to {MAX_ANTE}, got {self.ante!r}")
+        if not (isinstance(self.stack, int) and not isinstance(self.stack, bool) and self.ante <= self.stack <= MAX_STACK):
+            raise InvalidAction(f"starting stack must be at least the ante and at most {MAX_STACK}, got {self.stack!r}")
+        if self.turns not in (6, 7) or isinstance(self.turns, bool):
             raise InvalidAction(f"turns must be 6 (standard) or 7 (house rule), got {self.turns!r}")
+        for name in ("early_call", "no_take_back"):
+            if not isinstance(getattr(self, name), bool):
+                raise InvalidAction(f"{name} must be true or false, got {getattr(self, name)!r}")
 
     def to_data(self) -> dict[str, Any]:
         return {f.name: getattr(self, f.name) for f in fields(self)}
 
     @classmethod
     def from_data(cls, data: dict[str, Any]) -> "Settings":
+        """Settings from plain data; missing fields take their defaults, unknown ones are rejected."""
+        unknown = set(data) - set(_DEFAULTS)
+        if unknown:
+            raise InvalidAction(f"unknown setting(s) {sorted(unknown)}")
         return cls(**data)
 
 
@@ -155,6 +161,28 @@ class Game:
     # ----------------------------------------------------------- queries
 
     @property
+    def status(self) -> Status:
+        if self.phase == WAITING:
+            return Status.BETWEEN_ROUNDS
+        return Status.OVER if self.phase == OVER else Status.PLAYING
+
+    def decision(self) -> tuple[Any, ...] | None:
+        """The awaited decision's id: (round, phase, turn, step), or None when no seat is to act."""
+        if self.phase in (WAITING, OVER):
+            return None
+        return (self.round_no, self.phase, self.turn_index, self.step if self.phase == PLAY else None)
+
+    def view(self, seat: int | None) -> dict[str, Any]:
+        """What ``seat`` may know (see :mod:`.views`); ``None`` gets the spectator view."""
+        from .views import view_for  # views reads the game; importing it here keeps the import one-way
+
+        return view_for(self, seat)
+
+    def stacks(self) -> dict[int, int]:
+        """Each seat's chips in hand, outside the pot."""
+        return {p.seat: p.stack for p in self.players.values()}
+
+    @property
     def turn_seat(self) -> int | None:
         return self.order[self.turn_index] if self.phase == PLAY else None
 
@@ -232,7 +260,7 @@ class Game:
         """Raise the typed error that :meth:`apply` would raise; change nothing."""
         if self.phase == OVER:
             raise IllegalAction(action, "the game is over")
-        if isinstance(action, (StartRound, EndGame, SetAway)):
+        if isinstance(action, TABLE_ACTIONS):
             if seat is not None:
                 raise IllegalAction(action, "only the table may do this, not a seat")
             self._check_table_action(action)
@@ -563,7 +591,7 @@ class Game:
         game.round_discards = [(s, Card.parse(c)) for s, c in data["round_discards"]]
         game.showdown = data["showdown"]
         game.round_log = [Record.from_data(r) for r in data["round_log"]]
-        game.history = ActionLog(data.get("history", ()))
+        game.history = ActionLog(data.get("history", ()), action_from_data)
         game.standings = data["standings"]
         return game
 

@@ -1,0 +1,224 @@
+"""The game contract: what every game gives the rest of the system, and the table actions.
+
+The server, the store, the export and the clients know a game only through
+these protocols. A :class:`GameType` (one per game, found by name with
+:func:`engine.games.find_game`) owns every fact the other layers must not
+copy: its name and title, how many may sit, its settings with their defaults
+and limits, its one action schema, its bot and timeout moves, its summaries,
+how chips settle. A :class:`Game` (one
+per table) is the state machine: who is to act, what they decided, apply an
+action (rejected with a typed :class:`~engine.errors.EngineError`, changing
+nothing), what each seat may see, and the plain data that restores it.
+
+Two shapes of game are meant to fit: a draw-and-discard game with a pot and
+showdowns (Down and Back: antes into a pot, paid to the showdown's winner)
+and a pegging game with a crib (Cribbage: a stake per game, paid by the loser
+when a game ends). The contract therefore speaks of *rounds* (a hand, a deal)
+inside a *game*, and of chips only through :meth:`Game.chips_in_play` and the
+records' settlement parts, never of pots or pegs.
+
+The table actions (:class:`StartRound`, :class:`EndGame`, :class:`SetAway`)
+are the table's, not a seat's: the server applies them with ``seat=None`` to
+any game, and every game's action parser accepts them.
+"""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass
+from typing import Any, ClassVar, Mapping, Protocol, Sequence, Union
+
+from .errors import InvalidAction
+from .records import ActionLog, Record
+from .rng import HashRng
+
+# ----------------------------------------------------------------- actions
+
+
+class Action(Protocol):
+    """Any game's action: a frozen value with a ``kind`` and a plain-data form."""
+
+    kind: ClassVar[str]
+
+    def to_data(self) -> dict[str, Any]: ...
+
+
+@dataclass(frozen=True, slots=True)
+class StartRound:
+    """Table action: start the next round (collect antes or stakes, deal)."""
+
+    kind: ClassVar[str] = "start_round"
+
+    def to_data(self) -> dict[str, Any]:
+        return {"kind": self.kind}
+
+
+@dataclass(frozen=True, slots=True)
+class EndGame:
+    """Table action: stop playing; chips still in play go back as the game's rules say."""
+
+    kind: ClassVar[str] = "end_game"
+
+    def to_data(self) -> dict[str, Any]:
+        return {"kind": self.kind}
+
+
+@dataclass(frozen=True, slots=True)
+class SetAway:
+    """Table action: a seat sits out from the next round on, or comes back."""
+
+    seat: int
+    away: bool
+    kind: ClassVar[str] = "set_away"
+
+    def to_data(self) -> dict[str, Any]:
+        return {"kind": self.kind, "seat": self.seat, "away": self.away}
+
+
+TableAction = Union[StartRound, EndGame, SetAway]
+TABLE_ACTIONS: tuple[type, ...] = (StartRound, EndGame, SetAway)
+TABLE_ACTION_FIELDS: dict[str, set[str]] = {"start_round": set(), "end_game": set(), "set_away": {"seat", "away"}}
+
+
+def action_kind(data: object) -> str:
+    """The ``kind`` of an action's plain data, or :class:`InvalidAction` if it has none."""
+    if not isinstance(data, dict) or not isinstance(data.get("kind"), str):
+        raise InvalidAction(f"an action is a map with a 'kind', got {data!r}")
+    return data["kind"]
+
+
+def check_fields(data: Mapping[str, Any], kind: str, fields: Mapping[str, set[str]]) -> None:
+    """Reject a kind the schema ``fields`` (kind -> field names) lacks, or fields it does not name."""
+    if kind not in fields:
+        raise InvalidAction(f"unknown action kind {kind!r}")
+    extra = set(data) - fields[kind] - {"kind"}
+    if extra:
+        raise InvalidAction(f"unexpected field(s) {sorted(extra)} for action {kind!r}")
+
+
+def plain_int(value: object, what: str) -> int:
+    """``value`` if it is an integer (not a bool), else :class:`InvalidAction` naming ``what``."""
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise InvalidAction(f"{what} must be an integer, got {value!r}")
+    return value
+
+
+def table_action_from_data(data: Mapping[str, Any]) -> TableAction:
+    """A table action from plain data whose kind and fields :func:`check_fields` accepted."""
+    kind = data["kind"]
+    if kind == "start_round":
+        return StartRound()
+    if kind == "end_game":
+        return EndGame()
+    away = data.get("away")
+    if not isinstance(away, bool):
+        raise InvalidAction(f"set_away 'away' must be true or false, got {away!r}")
+    return SetAway(plain_int(data.get("seat"), "set_away seat"), away)
+
+
+# ----------------------------------------------------------------- settings
+
+
+@dataclass(frozen=True)
+class SettingField:
+    """One of a game's settings, as a lobby's form or a protocol schema needs it.
+
+    ``choices`` lists every allowed value when there are few; otherwise
+    ``minimum`` / ``maximum`` bound an integer. The game's settings class is
+    the one place that checks them (its ``from_data`` raises :class:`InvalidAction`).
+    """
+
+    name: str
+    label: str
+    default: int | bool
+    minimum: int | None = None
+    maximum: int | None = None
+    choices: tuple[int | bool, ...] | None = None
+
+
+class Settings(Protocol):
+    """A game's agreed terms: validated when made, plain data both ways."""
+
+    def to_data(self) -> dict[str, Any]: ...
+
+
+# ----------------------------------------------------------------- the game
+
+
+class Status(str, enum.Enum):
+    """Where a game stands, in the words every layer uses."""
+
+    BETWEEN_ROUNDS = "between_rounds"  # a table action (start_round) is awaited
+    PLAYING = "playing"  # some seat is to decide
+    OVER = "over"  # nothing more can happen
+
+
+class Game(Protocol):
+    """One table's game (see the module docstring)."""
+
+    settings: Settings
+    history: ActionLog  # every applied action, as plain data
+    initial_rng: dict[str, Any]  # with ``history``, replays the game exactly
+    initial_players: list[tuple[int, str, int]]  # (seat, name, chips brought)
+
+    @property
+    def status(self) -> Status: ...
+
+    def to_act(self) -> list[int]:
+        """Seats whose decision the game waits for (several when they decide together)."""
+
+    def decision(self) -> tuple[Any, ...] | None:
+        """A hashable id of the decision now awaited, ``None`` when no seat is to act.
+
+        It changes whenever a new decision is awaited (so a server keys its
+        deadlines on it and a client knows a prompt is new) and only then.
+        """
+
+    def legal_actions(self, seat: int) -> list[Any]:
+        """Every action ``seat`` may take now (empty if it has nothing to do)."""
+
+    def apply(self, seat: int | None, action: Any) -> list[Record]:
+        """Apply ``action`` by ``seat`` (``None``: a table action); a rejection changes nothing."""
+
+    def view(self, seat: int | None) -> dict[str, Any]:
+        """What ``seat`` may know, as plain string-keyed data (``None``: a spectator)."""
+
+    def stacks(self) -> dict[int, int]:
+        """Each seat's chips in hand (not counting what is staked in the current round)."""
+
+    def chips_in_play(self) -> int:
+        """All chips the game holds (stacks and anything staked); constant through a game."""
+
+    def to_data(self, history: bool = True) -> dict[str, Any]:
+        """The full state as plain data; ``history=False`` leaves the action log out."""
+
+
+class GameType(Protocol):
+    """Everything about one game that the rest of the system may ask (see the module docstring)."""
+
+    name: str  # stable id, stored with every game: "down-and-back"
+    title: str  # shown to people: "Down and Back"
+    min_seats: int
+    max_seats: int
+    setting_fields: tuple[SettingField, ...]
+
+    def settings(self, data: Mapping[str, Any] | None = None) -> Settings:
+        """Validated settings from plain data; a missing field takes its default."""
+
+    def new(self, settings: Settings, players: Sequence[tuple[int, str, int]], rng: HashRng) -> Game:
+        """A new game for ``(seat, name, chips)`` players, chance from ``rng`` alone."""
+
+    def from_data(self, data: Mapping[str, Any]) -> Game:
+        """The game :meth:`Game.to_data` described."""
+
+    def action_from_data(self, data: object) -> Any:
+        """The game's one action schema: plain data to an action, or :class:`InvalidAction`."""
+
+    def bot_action(self, game: Game, seat: int) -> Any:
+        """The bot's choice for ``seat``, from what that seat may know only."""
+
+    def timeout_action(self, game: Game, seat: int) -> Any:
+        """The safe, passive choice played for a seat whose clock ran out."""
+
+    def summary(self, game: Game) -> str:
+        """A short line for lobbies and history: the round, and who leads or won."""

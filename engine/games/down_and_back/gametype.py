@@ -1,0 +1,57 @@
+"""Down and Back as a :class:`~engine.contract.GameType`: the one door the other layers use."""
+
+from __future__ import annotations
+
+from typing import Any, Mapping, Sequence
+
+from ...contract import SettingField
+from ...rng import HashRng
+from .actions import Action, action_from_data
+from .bots import baseline_action, timeout_action
+from .rules import MAX_PLAYERS, MIN_PLAYERS, OVER, SETTING_FIELDS, Game, Settings
+from .views import decision_view
+
+
+class DownAndBack:
+    """Draw and discard for six orbits, then split seven cards into a going-down four
+    and a coming-back three; winning both takes the pot of antes, else it carries."""
+
+    name = "down-and-back"
+    title = "Down and Back"
+    min_seats = MIN_PLAYERS
+    max_seats = MAX_PLAYERS
+    setting_fields: tuple[SettingField, ...] = SETTING_FIELDS
+
+    def settings(self, data: Mapping[str, Any] | None = None) -> Settings:
+        return Settings.from_data(dict(data or {}))
+
+    def new(self, settings: Settings, players: Sequence[tuple[int, str, int]], rng: HashRng) -> Game:
+        return Game(settings, players, rng)
+
+    def from_data(self, data: Mapping[str, Any]) -> Game:
+        return Game.from_data(dict(data))
+
+    def action_from_data(self, data: object) -> Action:
+        return action_from_data(data)
+
+    def bot_action(self, game: Game, seat: int) -> Action:
+        return baseline_action(decision_view(game, seat))
+
+    def timeout_action(self, game: Game, seat: int) -> Action:
+        return timeout_action(decision_view(game, seat))
+
+    def summary(self, game: Game) -> str:
+        if game.phase == OVER and game.standings:
+            best = game.standings[0]
+            return f"Game over after {_rounds(game.round_no)}: {best['name']} finished with {best['stack']}"
+        if game.round_no == 0:
+            return "Not started"
+        leader = max(game.players.values(), key=lambda p: (p.stack, -p.seat))
+        return f"Round {game.round_no}, pot {game.pot}: {leader.name} leads with {leader.stack}"
+
+
+def _rounds(n: int) -> str:
+    return f"{n} round" if n == 1 else f"{n} rounds"
+
+
+DOWN_AND_BACK = DownAndBack()
