@@ -183,6 +183,9 @@ class Game(Protocol):
     def view(self, seat: int | None) -> dict[str, Any]:
         """What ``seat`` may know, as plain string-keyed data (``None``: a spectator)."""
 
+    def all_cards(self) -> list[Any]:
+        """Every card wherever it lies (deck, hands, piles, crib): always the game's whole deck."""
+
     def stacks(self) -> dict[int, int]:
         """Each seat's chips in hand (not counting what is staked in the current round)."""
 

@@ -1,0 +1,115 @@
+"""Down and Back's own rules under random legal play: the deal rotates, orbits are counted, games end.
+
+The invariants every game keeps (cards, chips, hidden information, round
+trips, replay, bots) are checked for every registered game in test_game_properties.
+"""
+
+from __future__ import annotations
+
+import random
+from collections import Counter
+
+from hypothesis import HealthCheck, given, settings as hsettings, strategies as st
+
+from engine.contract import SetAway, StartRound
+from engine.games.down_and_back.rules import OVER, PLAY, WAITING, Game, Settings
+from engine.rng import HashRng
+from engine.games.down_and_back.views import view_for
+
+
+def check_invariants(game: Game) -> None:
+    """Down and Back's own bookkeeping (the invariants every game keeps are in test_game_properties)."""
+    assert game.pot == sum(p.contributed for p in game.players.values())
+    for seat in [None, *game.players]:
+        view = view_for(game, seat)
+        assert "stock" not in view
+        if seat is not None:
+            assert view["hand"] == [str(c) for c in game.players[seat].hand]
+
+
+def play(game: Game, chooser: random.Random, rounds: int, check: bool = True) -> list[dict]:
+    """Play up to ``rounds`` rounds choosing uniformly among legal actions."""
+    summaries = []
+    for _ in range(rounds):
+        if game.phase == OVER or len(game.eligible_seats()) < 2:
+            break
+        dealer_before = game.dealer
+        game.apply(None, StartRound())
+        order = list(game.order)
+        if dealer_before is not None and dealer_before in order:
+            assert game.dealer == game.left_of(dealer_before, order)
+        assert game.cutter == game.right_of(game.dealer, order)
+        assert order[-1] == game.dealer and order[0] == game.left_of(game.dealer, order)
+        turns_seen: Counter[int] = Counter()
+        while game.phase not in (WAITING, OVER):
+            seat = chooser.choice(game.to_act())
+            if game.phase == PLAY and game.step == "draw":
+                assert seat == order[turns_seen.total() % len(order)]
+            actions = game.legal_actions(seat)
+            assert actions
+            action = chooser.choice(actions)
+            game.apply(seat, action)
+            if action.kind in ("discard", "skip"):
+                turns_seen[seat] += 1
+            if check:
+                check_invariants(game)
+        called = game.called_by is not None
+        expected = {turns_seen[order[-1]]} if called else {game.settings.turns}
+        assert set(turns_seen[s] for s in order) == expected
+        if not called:
+            assert all(game.players[s].turns_taken == game.settings.turns for s in order)
+        summaries.append(dict(game.showdown or {}))
+    return summaries
+
+
+game_settings = st.builds(
+    Settings,
+    ante=st.sampled_from([1, 10, 50]),
+    stack=st.sampled_from([50, 100, 1000]),
+    turns=st.sampled_from([6, 7]),
+    early_call=st.booleans(),
+    no_take_back=st.booleans(),
+)
+
+
+@hsettings(max_examples=50, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    settings=game_settings,
+    players=st.integers(2, 5),
+    seed=st.integers(0, 2**32),
+    rounds=st.integers(1, 3),
+)
+def test_random_play_rotates_the_deal_and_counts_the_orbits(settings, players, seed, rounds):
+    seats = sorted(random.Random(seed).sample(range(5), players))
+    game = Game(settings, [(s, f"p{s}") for s in seats], HashRng(seed))
+    play(game, random.Random(seed), rounds)
+    replayed = Game.replay(settings, game.initial_players, game.initial_rng, game.history)
+    assert replayed.to_data() == game.to_data()
+
+
+@hsettings(max_examples=40, deadline=None)
+@given(settings=game_settings, players=st.integers(2, 5), seed=st.integers(0, 2**32))
+def test_long_games_rotate_the_deal_and_end_when_chips_run_out(settings, players, seed):
+    game = Game(settings, [(s, f"p{s}") for s in range(players)], HashRng(seed))
+    chooser = random.Random(seed)
+    dealers = []
+    for _ in range(12):
+        if game.phase == OVER:
+            break
+        if chooser.random() < 0.2:
+            seat = chooser.choice(list(game.players))
+            game.apply(None, SetAway(seat, not game.players[seat].away))
+        if len(game.eligible_seats()) < 2:
+            game.apply(None, SetAway(next(iter(game.players)), False))
+            for s in game.players:
+                game.apply(None, SetAway(s, False))
+            if len(game.eligible_seats()) < 2:
+                break
+        play(game, chooser, 1, check=False)
+        dealers.append((game.dealer, list(game.order)))
+        assert game.chips_in_play() == game.brought
+    for (before, _), (after, order) in zip(dealers, dealers[1:]):
+        if before in order:
+            assert after == game.left_of(before, order)
+    if game.phase == OVER:
+        assert game.pot == 0 and sum(p.stack for p in game.players.values()) == game.brought
