@@ -187,7 +187,7 @@ def section_rounds_per_second(results: dict[str, Any], batches: int, rounds: int
     from engine.rng import HashRng
     from engine.games.down_and_back.views import decision_view
 
-    game = Game(Settings(stack=10**12), [(seat, f"bot{seat}") for seat in range(4)], HashRng(b"bench"))
+    game = Game(Settings(stack=10**9), [(seat, f"bot{seat}") for seat in range(4)], HashRng(b"bench"))
 
     def play_round() -> None:
         game.apply(None, StartRound())
