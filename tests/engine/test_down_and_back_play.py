@@ -9,10 +9,14 @@ from __future__ import annotations
 import random
 from collections import Counter
 
+import pytest
 from hypothesis import HealthCheck, given, settings as hsettings, strategies as st
 
+from engine.cards import DECK
 from engine.contract import SetAway, StartRound
-from engine.games.down_and_back.rules import OVER, PLAY, WAITING, Game, Settings
+from engine.errors import EngineError, IllegalAction
+from engine.games.down_and_back.actions import CallEnd, Cut, Discard, Skip, Split, TakeDiscard, TakeStock
+from engine.games.down_and_back.rules import OVER, PLAY, SHOWDOWN, WAITING, Game, Settings
 from engine.rng import HashRng
 from engine.games.down_and_back.views import view_for
 
@@ -113,3 +117,55 @@ def test_long_games_rotate_the_deal_and_end_when_chips_run_out(settings, players
             assert after == game.left_of(before, order)
     if game.phase == OVER:
         assert game.pot == 0 and sum(p.stack for p in game.players.values()) == game.brought
+
+
+def every_candidate(game: Game, seat: int) -> list:
+    """Every action of every kind a seat might send now, legal or not."""
+    hand = game.players[seat].hand
+    candidates = [Cut(None), *(Cut(k) for k in range(0, 53)), TakeStock(), TakeDiscard(), Skip(), CallEnd()]
+    candidates += [Discard(card) for card in DECK]
+    if len(hand) == 7:
+        candidates += [Split(tuple(hand[:4]), tuple(hand[4:])), Split(tuple(hand[:3]), tuple(hand[3:6]))]
+        candidates += [Split(tuple(hand[:4]), (hand[4], hand[5], next(c for c in DECK if c not in hand)))]
+    return candidates
+
+
+@hsettings(max_examples=15, deadline=None)
+@given(settings=game_settings, seed=st.integers(0, 2**32))
+def test_check_accepts_exactly_what_legal_actions_lists(settings, seed):
+    """Legality has one source (Game.allowed): check, legal_actions and the view's summary agree."""
+    game = Game(settings, [(0, "a"), (1, "b"), (2, "c")], HashRng(seed))
+    chooser = random.Random(seed)
+    game.apply(None, StartRound())
+    for _ in range(60):
+        if game.phase in (WAITING, OVER):
+            break
+        for seat in game.players:
+            legal = game.legal_actions(seat)
+            summary = {entry["kind"] for entry in view_for(game, seat)["legal"]}
+            assert summary == {action.kind for action in legal}
+            for action in every_candidate(game, seat):
+                try:
+                    game.check(seat, action)
+                    accepted = True
+                except EngineError:
+                    accepted = False
+                listed = action in legal or (action.kind == "split" and game.phase == SHOWDOWN and seat in game.to_act()
+                                             and set(action.down) | set(action.back) == set(game.players[seat].hand)
+                                             and len(action.down) == 4)
+                assert accepted == listed, (seat, action, accepted)
+        seat = chooser.choice(game.to_act())
+        game.apply(seat, chooser.choice(game.legal_actions(seat)))
+
+
+def test_taking_from_an_empty_discard_pile_is_refused_and_changes_nothing():
+    game = Game(Settings(), [(0, "a"), (1, "b")], HashRng(3))
+    game.apply(None, StartRound())
+    game.apply(game.to_act()[0], Cut(None))
+    game.stock.extend(game.discard_pile)  # the pile emptied, as a reshuffle of a one-card pile leaves it
+    game.discard_pile.clear()
+    before = game.to_data()
+    with pytest.raises(IllegalAction, match="the discard pile is empty"):
+        game.apply(game.to_act()[0], TakeDiscard())
+    assert game.to_data() == before
+    assert TakeDiscard() not in game.legal_actions(game.to_act()[0])

@@ -196,23 +196,50 @@ class Game:
             return [s for s in self.order if self.players[s].split is None]
         return []
 
-    def legal_actions(self, seat: int) -> list[Action]:
-        """Every action ``seat`` may take now (empty if it has nothing to do)."""
+    def allowed(self, seat: int) -> dict[str, Any]:
+        """What ``seat`` may do now, by action kind: the one statement of legality.
+
+        :meth:`legal_actions`, :meth:`check` and the views' legal summary all
+        read it. Values: for ``cut`` the (lowest, highest) position, for
+        ``split`` the cards to split, for ``discard`` the cards that may be
+        thrown (read-only: it may be the hand itself), ``None`` for the rest.
+        """
         if seat not in self.to_act():
-            return []
+            return {}
         if self.phase == CUT:
-            return [Cut(None)] + [Cut(k) for k in range(MIN_CUT_PART, len(self.deck) - MIN_CUT_PART + 1)]
+            return {"cut": (MIN_CUT_PART, len(self.deck) - MIN_CUT_PART)}
         if self.phase == SHOWDOWN:
-            return [Split(s.down, s.back) for s in rank_splits(self.players[seat].hand)]
-        actions: list[Action] = []
+            return {"split": self.players[seat].hand}
+        return self._allowed_in_turn(seat)
+
+    def _allowed_in_turn(self, seat: int) -> dict[str, Any]:
+        """:meth:`allowed` for the seat whose turn it is (the common case, kept cheap)."""
+        allowed: dict[str, Any] = {}
         if self.step == DRAW:
-            actions += [TakeStock(), TakeDiscard()] if self.discard_pile else [TakeStock()]
+            allowed["take_stock"] = None
+            if self.discard_pile:
+                allowed["take_discard"] = None
             if self.settings.no_take_back:
-                actions.append(Skip())
+                allowed["skip"] = None
         else:
-            actions += [Discard(c) for c in self.players[seat].hand if c != self.taken_from_discard]
+            hand, taken = self.players[seat].hand, self.taken_from_discard
+            allowed["discard"] = hand if taken is None else [c for c in hand if c != taken]
         if self.can_call_end():
-            actions.append(CallEnd())
+            allowed["call_end"] = None
+        return allowed
+
+    def legal_actions(self, seat: int) -> list[Action]:
+        """Every action ``seat`` may take now (empty if it has nothing to do), from :meth:`allowed`."""
+        actions: list[Action] = []
+        for kind, value in self.allowed(seat).items():
+            if kind == "cut":
+                actions += [Cut(None)] + [Cut(k) for k in range(value[0], value[1] + 1)]
+            elif kind == "split":
+                actions += [Split(s.down, s.back) for s in rank_splits(value)]
+            elif kind == "discard":
+                actions += [Discard(c) for c in value]
+            else:
+                actions.append(action_from_data({"kind": kind}))
         return actions
 
     def can_call_end(self) -> bool:
@@ -266,49 +293,49 @@ class Game:
             self._check_table_action(action)
             return
         if self.phase == PLAY and seat == self.order[self.turn_index]:
-            # The two common cases, decided without the general checks below.
-            if self.step == DRAW and type(action) in (TakeStock, TakeDiscard):
-                return
-            if (self.step == DISCARD and type(action) is Discard and self.taken_from_discard is None
-                    and action.card in self.players[seat].hand):
-                return
+            allowed = self._allowed_in_turn(seat)  # the seat whose turn it is: to act by definition
         elif seat not in self.players:
             raise IllegalAction(action, f"there is no player at seat {seat}")
-        if seat not in self.to_act():
+        elif seat not in self.to_act():
             raise NotYourTurn(action, f"seat {seat} is not to act now ({self._waiting_for()})")
+        else:
+            allowed = self.allowed(seat)
+        kind = action.kind
+        if kind not in allowed:
+            raise IllegalAction(action, self._not_now(action))
+        if kind == "discard":
+            if action.card not in allowed["discard"]:  # type: ignore[union-attr]
+                if action.card not in self.players[seat].hand:  # type: ignore[union-attr]
+                    raise IllegalAction(action, f"you do not hold {action.card}")  # type: ignore[union-attr]
+                raise IllegalAction(action, "no take-back: you may not discard the card you took from the pile")
+        elif kind == "cut":
+            low, high = allowed["cut"]
+            if action.position is not None and not low <= action.position <= high:  # type: ignore[union-attr]
+                raise IllegalAction(action, f"cut position must be {low} to {high} so each part keeps {MIN_CUT_PART} cards")
+        elif kind == "split":
+            chosen = action.down + action.back  # type: ignore[union-attr]
+            if len(action.down) != 4 or len(action.back) != 3 or len(set(chosen)) != HAND_SIZE:  # type: ignore[union-attr]
+                raise IllegalAction(action, "a split is 4 going-down and 3 coming-back cards, all different")
+            if set(chosen) != set(allowed["split"]):
+                raise IllegalAction(action, "a split must use exactly the 7 cards you hold")
+
+    def _not_now(self, action: Action) -> str:
+        """Why an action of a kind :meth:`allowed` leaves out is refused, in the player's terms."""
         if isinstance(action, CallEnd):
             if not self.settings.early_call:
-                raise IllegalAction(action, "early call is not a rule at this table")
-            if not self.can_call_end():
-                raise IllegalAction(action, "the end has already been called this round")
-            return
+                return "early call is not a rule at this table"
+            return "the end has already been called this round"
         if self.phase == CUT:
-            if not isinstance(action, Cut):
-                raise IllegalAction(action, "the deck must be cut first")
-            low, high = MIN_CUT_PART, len(self.deck) - MIN_CUT_PART
-            if action.position is not None and not low <= action.position <= high:
-                raise IllegalAction(action, f"cut position must be {low} to {high} so each part keeps {MIN_CUT_PART} cards")
-        elif self.phase == SHOWDOWN:
-            if not isinstance(action, Split):
-                raise IllegalAction(action, "the showdown needs a split of your 7 cards")
-            chosen = action.down + action.back
-            if len(action.down) != 4 or len(action.back) != 3 or len(set(chosen)) != HAND_SIZE:
-                raise IllegalAction(action, "a split is 4 going-down and 3 coming-back cards, all different")
-            if set(chosen) != set(self.players[seat].hand):  # type: ignore[index]
-                raise IllegalAction(action, "a split must use exactly the 7 cards you hold")
-        elif self.step == DRAW:
+            return "the deck must be cut first"
+        if self.phase == SHOWDOWN:
+            return "the showdown needs a split of your 7 cards"
+        if self.step == DRAW:
             if isinstance(action, Skip):
-                if not self.settings.no_take_back:
-                    raise IllegalAction(action, "skipping is only allowed under the no-take-back rule")
-            elif not isinstance(action, (TakeStock, TakeDiscard)):
-                raise IllegalAction(action, "take a card from the stock or the discard pile first")
-        else:
-            if not isinstance(action, Discard):
-                raise IllegalAction(action, "discard one card to end your turn")
-            if action.card not in self.players[seat].hand:  # type: ignore[index]
-                raise IllegalAction(action, f"you do not hold {action.card}")
-            if action.card == self.taken_from_discard:
-                raise IllegalAction(action, "no take-back: you may not discard the card you took from the pile")
+                return "skipping is only allowed under the no-take-back rule"
+            if isinstance(action, TakeDiscard):
+                return "the discard pile is empty"
+            return "take a card from the stock or the discard pile first"
+        return "discard one card to end your turn"
 
     def _check_table_action(self, action: Action) -> None:
         if isinstance(action, StartRound):

@@ -11,38 +11,25 @@ from __future__ import annotations
 
 from typing import Any
 
-from .rules import CUT, DISCARD, MIN_CUT_PART, PLAY, SHOWDOWN, Game
+from .rules import PLAY, SHOWDOWN, Game
 
 LOG_LENGTH = 12  # recent public events; clients keep a longer log from the event stream
 
 
 def legal_summary(game: Game, seat: int, hand: list[str] | None = None) -> list[dict[str, Any]]:
-    """The seat's legal actions in compact form (a cut range, the discardable cards).
+    """The seat's legal actions (:meth:`Game.allowed`) in compact form: a cut range, the discardable cards.
 
     ``hand`` may pass the seat's hand as text when the caller already has it.
     """
-    if seat not in game.to_act():
-        return []
-    if game.phase == CUT:
-        return [{"kind": "cut", "min": MIN_CUT_PART, "max": len(game.deck) - MIN_CUT_PART}]
-    if game.phase == SHOWDOWN:
-        return [{"kind": "split"}]
     summary: list[dict[str, Any]] = []
-    if game.step == DISCARD:
-        taken = game.taken_from_discard
-        if taken is None:
-            cards = list(hand) if hand is not None else [c.text for c in game.players[seat].hand]
+    for kind, value in game.allowed(seat).items():
+        if kind == "cut":
+            summary.append({"kind": "cut", "min": value[0], "max": value[1]})
+        elif kind == "discard":
+            whole_hand = hand is not None and value is game.players[seat].hand
+            summary.append({"kind": "discard", "cards": list(hand) if whole_hand else [c.text for c in value]})
         else:
-            cards = [c.text for c in game.players[seat].hand if c != taken]
-        summary.append({"kind": "discard", "cards": cards})
-    else:
-        summary.append({"kind": "take_stock"})
-        if game.discard_pile:
-            summary.append({"kind": "take_discard"})
-        if game.settings.no_take_back:
-            summary.append({"kind": "skip"})
-    if game.can_call_end():
-        summary.append({"kind": "call_end"})
+            summary.append({"kind": kind})
     return summary
 
 
