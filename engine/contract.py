@@ -5,7 +5,7 @@ these protocols. A :class:`GameType` (one per game, found by name with
 :func:`engine.games.find_game`) owns every fact the other layers must not
 copy: its name and title, how many may sit, its settings with their defaults
 and limits, its one action schema, its bot and timeout moves, its summaries,
-how chips settle. A :class:`Game` (one
+how chips settle, and the one wording of its events (:data:`Part`). A :class:`Game` (one
 per table) is the state machine: who is to act, what they decided, apply an
 action (rejected with a typed :class:`~engine.errors.EngineError`, changing
 nothing), what each seat may see, and the plain data that restores it.
@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import enum
 from dataclasses import dataclass
-from typing import Any, ClassVar, Mapping, Protocol, Sequence, Union
+from typing import Any, Callable, ClassVar, Mapping, Protocol, Sequence, Union
 
 from .errors import InvalidAction
 from .records import ActionLog, Record
@@ -114,6 +114,32 @@ def table_action_from_data(data: Mapping[str, Any]) -> TableAction:
     if not isinstance(away, bool):
         raise InvalidAction(f"set_away 'away' must be true or false, got {away!r}")
     return SetAway(plain_int(data.get("seat"), "set_away seat"), away)
+
+
+# ----------------------------------------------------------------- wording
+
+Part = dict[str, Any]
+"""One piece of an event's wording: ``{"text": str}``, ``{"seat": int | None}``
+(a player, or the table for ``None``), ``{"card": "10H"}``, ``{"cards": [...]}``
+or ``{"chips": int}``. A reader styles seats, cards and chips as it likes (a
+client in the second person for its own seat); :func:`plain_text` is the export's."""
+
+
+def plain_text(parts: Sequence[Part], name_of: Callable[[int | None], str]) -> str:
+    """An event's parts as one plain line, seats named by ``name_of``."""
+    out = []
+    for part in parts:
+        if "text" in part:
+            out.append(part["text"])
+        elif "seat" in part:
+            out.append(name_of(part["seat"]))
+        elif "card" in part:
+            out.append(part["card"])
+        elif "cards" in part:
+            out.append(" ".join(part["cards"]))
+        else:
+            out.append(str(part["chips"]))
+    return "".join(out)
 
 
 # ----------------------------------------------------------------- settings
@@ -225,3 +251,7 @@ class GameType(Protocol):
 
     def summary(self, game: Game) -> str:
         """A short line for lobbies and history: the round, and who leads or won."""
+
+    def describe(self, event: Mapping[str, Any]) -> list[Part] | None:
+        """The one wording of an event as a reader sees it (a record's ``for_seat`` form), as
+        :data:`Part` s; ``None`` for events that get no line of their own."""

@@ -9,6 +9,12 @@ from __future__ import annotations
 
 from typing import Any
 
+from engine.contract import plain_text
+from engine.games import find_game
+from engine.records import Record
+
+GAME = find_game("down-and-back")  # the only game stored today; the store's game column comes with issue 13's store step
+
 # What damaged stored data can raise while it is laid out (the store checks the shape, not every event).
 _DAMAGE = (KeyError, IndexError, TypeError, ValueError, AttributeError)
 
@@ -62,62 +68,11 @@ def _round(entry: dict[str, Any]) -> list[str]:
 
     lines = [f"--- Round {entry['round']}: dealer {who(entry['dealer'])}, cut by {who(entry['cutter'])}"]
     for record in entry["log"]:
-        kind, seat, public, private = record["kind"], record["seat"], record["public"], record["private"]
-        text = _event(kind, who(seat), public, private, who)
-        if text:
-            lines.append("  " + text)
+        parts = GAME.describe(Record.from_data(record).for_seat(record["seat"]))  # every card shown
+        if parts:
+            lines.append("  " + plain_text(parts, who))
     if entry["result"] is None:
         lines.append(f"  Game ended before the showdown: antes of {entry['pot']} paid back")
     lines.append("  Stacks: " + ", ".join(f"{who(int(s))} {v}" for s, v in sorted(entry["stacks"].items(),
                                                                                  key=lambda i: int(i[0]))))
     return lines
-
-
-def _event(kind: str, name: str, public: dict[str, Any], private: dict[str, Any], who: Any) -> str | None:
-    if kind == "round":
-        return f"Antes of {public['ante']} each: pot {public['pot']}"
-    if kind == "cut":
-        return f"{name} cuts at {public['position']}" + (" (random)" if public.get("random") else "")
-    if kind == "deal":
-        return f"{name} is dealt {' '.join(private.get('hand', []))}"
-    if kind == "up_card":
-        return f"Up card {public['card']}, {public['stock']} cards in the stock"
-    if kind == "take_stock":
-        return f"{name} takes {private.get('card', 'a card')} from the stock"
-    if kind == "take_discard":
-        return f"{name} takes {public['card']} from the discard pile"
-    if kind == "discard":
-        return f"{name} discards {public['card']}"
-    if kind == "skip":
-        return f"{name} skips"
-    if kind == "call_end":
-        return f"{name} calls the end after orbit {public['orbit']}"
-    if kind == "reshuffle":
-        return f"The discard pile is shuffled into a new stock of {public['stock']}"
-    if kind == "showdown":
-        return "Showdown"
-    if kind == "reveal":
-        return (f"{name}: down {' '.join(public['down'])} ({public['down_name']}), "
-                f"back {' '.join(public['back'])} ({public['back_name']})")
-    if kind == "result":
-        parts = []
-        for which, label in (("down", "Going down"), ("back", "Coming back")):
-            draws = public[f"{which}_draws"]
-            tie = ""
-            if draws:
-                tie = " after tie-break draws " + "; ".join(
-                    ", ".join(f"{who(d['seat'])} {d['card']}" for d in draw) for draw in draws
-                )
-            parts.append(f"{label}: {who(public[f'{which}_winner'])} wins{tie}")
-        if public["winner"] is not None:
-            parts.append(f"{who(public['winner'])} wins both and takes the pot of {public['pot']}")
-        else:
-            parts.append(f"no one wins both: the pot of {public['pot']} carries over")
-        return "; ".join(parts)
-    if kind == "away":
-        return f"{name} sits out"
-    if kind == "back":
-        return f"{name} is back"
-    if kind == "game_over":
-        return f"Game over: {public['reason']}"
-    return None  # split_in: shown by the reveal

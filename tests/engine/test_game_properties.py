@@ -6,7 +6,8 @@ game gets all of this by registering in ``engine.games.GAMES``. After every
 action: all cards are accounted for, chips are conserved, no view holds a
 card its viewer may not know, views are plain string-keyed data, and
 to_data / from_data round-trips; bot and timeout moves are always legal; a
-rejected action changes nothing; seed plus history replays the game exactly.
+rejected action changes nothing; every event is worded; seed plus history
+replays the game exactly.
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ from typing import Any
 import pytest
 from hypothesis import HealthCheck, assume, given, settings as hsettings, strategies as st
 
-from engine.contract import EndGame, GameType, SetAway, StartRound, Status
+from engine.contract import EndGame, GameType, SetAway, StartRound, Status, plain_text
 from engine.errors import EngineError, InvalidAction
 from engine.games import GAMES, find_game
 from engine.rng import HashRng
@@ -63,6 +64,20 @@ class Watcher:
             cards = strings_in(view) & self.card_texts
             leaked = cards - self.seen[seat]
             assert not leaked, f"the view of seat {seat} holds cards it was never shown: {sorted(leaked)}"
+
+
+PART_KEYS = {"text", "seat", "card", "cards", "chips"}
+
+
+def check_wording(game_type: GameType, records, seats: list[int]) -> None:
+    """Every event, as any reader sees it, is worded by the game in parts a reader can render."""
+    for record in records:
+        for viewer in (None, record.seat):
+            parts = game_type.describe(record.for_seat(viewer))
+            if parts is None:
+                continue
+            assert parts and all(len(part) == 1 and set(part) <= PART_KEYS for part in parts), parts
+            assert plain_text(parts, lambda seat: f"seat {seat}").strip()
 
 
 def check_state(game_type: GameType, game, deck: Counter, chips: int) -> None:
@@ -129,6 +144,7 @@ def play(game_type: GameType, game, chooser: random.Random, actions: int) -> Non
         if isinstance(action, StartRound):
             watcher.new_round()
         watcher.saw(records)
+        check_wording(game_type, records, seats)
         if game.status is Status.PLAYING:
             assert game.to_act() and game.decision() is not None
         else:

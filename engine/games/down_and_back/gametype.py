@@ -4,10 +4,11 @@ from __future__ import annotations
 
 from typing import Any, Mapping, Sequence
 
-from ...contract import SettingField
+from ...contract import Part, SettingField
 from ...rng import HashRng
 from .actions import Action, action_from_data
 from .bots import baseline_action, timeout_action
+from .events import describe
 from .rules import MAX_PLAYERS, MIN_PLAYERS, OVER, SETTING_FIELDS, Game, Settings
 from .views import decision_view
 
@@ -39,6 +40,9 @@ class DownAndBack:
 
     def timeout_action(self, game: Game, seat: int) -> Action:
         return timeout_action(decision_view(game, seat))
+
+    def describe(self, event: Mapping[str, Any]) -> list[Part] | None:
+        return describe(event)
 
     def summary(self, game: Game) -> str:
         if game.phase == OVER and game.standings:
