@@ -33,13 +33,12 @@ from dataclasses import dataclass
 from typing import Any, Callable, ContextManager, Protocol
 
 from engine.contract import EndGame, SetAway, StartRound
-from engine.games.down_and_back.actions import Action, Cut, Discard, Split, TakeDiscard, TakeStock, action_from_data
-from engine.games.down_and_back.bots import baseline_action, timeout_action
+from engine.games import find_game
+from engine.games.down_and_back.actions import Action, Cut, Discard, Split, TakeDiscard, TakeStock
 from engine.errors import EngineError, IllegalAction, InvalidAction, NotYourTurn
 from engine.games.down_and_back.rules import CUT, DRAW, OVER, SHOWDOWN, WAITING, Game, Settings
 from engine.records import Record
 from engine.rng import HashRng
-from engine.games.down_and_back.views import decision_view, view_for
 from protocol import messages as m
 
 from .errors import RequestError
@@ -56,6 +55,8 @@ HISTORY_KEEP = 100
 BUSY_RETRY = 0.25  # s: a timer step that found the database busy runs again after this
 CHIP_HISTORY_ROWS = 120  # rows of chip history a view carries, however long the game (PROTOCOL.md §5.3)
 DEADLINE_SLACK = 0.001  # s: a deadline timer this close to the deadline counts it as reached
+
+GAME = find_game("down-and-back")  # the one game tables host until the protocol names a table's game
 
 
 class Hub(Protocol):
@@ -181,11 +182,11 @@ class Table:
         """The normal restore: the engine replays the log from the seed; it must reach the checkpoint."""
         assert row.initial_players is not None and row.game_settings is not None and row.rng is not None
         try:
-            game = Game(Settings.from_data(row.game_settings), row.initial_players, HashRng.from_data(row.rng))
+            game = GAME.new(GAME.settings(row.game_settings), row.initial_players, HashRng.from_data(row.rng))
             self.game = game
             self.chip_history = [self._stacks()]
             for seat, data in row.actions:
-                self._note(game.apply(seat, action_from_data(data)), live=False)
+                self._note(game.apply(seat, GAME.action_from_data(data)), live=False)
         except (EngineError, KeyError, TypeError, ValueError) as exc:
             raise StoreError(f"table {self.table_id}: the stored action log does not replay ({exc})") from None
         if checkpoint_state(game) != row.checkpoint:
@@ -411,14 +412,11 @@ class Table:
             raise RequestError("game_running", "the game has already started")
         if len(self.seats) < 2:
             raise RequestError("not_enough_players", "at least 2 seated players are needed to start")
-        settings = Settings(
-            ante=self.settings.ante, stack=self.settings.stack, turns=self.settings.turns,
-            early_call=self.settings.early_call, no_take_back=self.settings.no_take_back,
-        )
+        settings = GAME.settings({f.name: getattr(self.settings, f.name) for f in GAME.setting_fields})
         seated = sorted(self.seats.values(), key=lambda i: i.seat)
         buy_ins = [(i.seat, i.player_id, self._buy_in(i)) for i in seated]
         players = [(i.seat, i.name, amount) for i, (_, _, amount) in zip(seated, buy_ins)]
-        self.game = Game(settings, players, self.rng_factory())
+        self.game = GAME.new(settings, players, self.rng_factory())
         if self.store is not None:
             self.store.start_game(
                 self.table_id, self.game.initial_rng, self.game.initial_players, settings.to_data(),
@@ -460,7 +458,7 @@ class Table:
         """Apply a seat's action; returns its index in the table's action log."""
         seat = self._playing_seat(player_id)
         try:
-            action = action_from_data(data)
+            action = GAME.action_from_data(data)
         except InvalidAction as exc:
             raise RequestError("illegal_action", str(exc)) from None
         if isinstance(action, (StartRound, EndGame, SetAway)):
@@ -585,7 +583,7 @@ class Table:
     def view(self, seat: int | None) -> dict[str, Any]:
         """The engine's view for ``seat`` plus table facts the engine does not know."""
         if self.game is not None:
-            view = view_for(self.game, seat)
+            view = self.game.view(seat)
         else:
             view = {"seat": seat, "phase": "lobby", "players": [], "legal": [], "to_act": [],
                     "settings": self.settings.to_wire()}
@@ -860,7 +858,7 @@ class Table:
                 if seat not in game.to_act() or self._automatic_kind(seat) != kind:
                     continue  # moved on already, or came back
                 if kind == "bot":
-                    self._apply(seat, baseline_action(decision_view(game, seat)))
+                    self._apply(seat, GAME.bot_action(game, seat))
                 else:
                     if kind == "absent":
                         self._after_records([Record("timeout", seat)])
@@ -898,7 +896,7 @@ class Table:
         while (
             seat in game.to_act() and game.round_no == round_no and game.phase == phase and game.turn_index == turn
         ):
-            self._apply(seat, timeout_action(decision_view(game, seat)))
+            self._apply(seat, GAME.timeout_action(game, seat))
 
 
 def sample(rows: list[dict[int, int]], limit: int = CHIP_HISTORY_ROWS) -> list[dict[int, int]]:
