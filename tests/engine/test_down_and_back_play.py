@@ -13,7 +13,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings as hsettings, strategies as st
 
 from engine.cards import DECK
-from engine.contract import SetAway, StartRound
+from engine.contract import EndGame, SetAway, StartRound
+from engine.games import find_game
 from engine.errors import EngineError, IllegalAction
 from engine.games.down_and_back.actions import CallEnd, Cut, Discard, Skip, Split, TakeDiscard, TakeStock
 from engine.games.down_and_back.rules import OVER, PLAY, SHOWDOWN, WAITING, Game, Settings
@@ -169,3 +170,13 @@ def test_taking_from_an_empty_discard_pile_is_refused_and_changes_nothing():
         game.apply(game.to_act()[0], TakeDiscard())
     assert game.to_data() == before
     assert TakeDiscard() not in game.legal_actions(game.to_act()[0])
+
+
+def test_down_and_back_summaries_name_the_round_and_the_leader():
+    game_type = find_game("down-and-back")
+    game = game_type.new(game_type.settings({"ante": 10, "stack": 20}), [(0, "Ann", 20), (1, "Bob", 30)], HashRng(1))
+    assert game_type.summary(game) == "Not started"
+    game.apply(None, StartRound())
+    assert game_type.summary(game) == "Round 1, pot 20: Bob leads with 20"
+    game.apply(None, EndGame())
+    assert game_type.summary(game) == "Game over after 1 round: Bob finished with 30"

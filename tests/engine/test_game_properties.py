@@ -151,6 +151,7 @@ def play(game_type: GameType, game, chooser: random.Random, actions: int) -> Non
             assert not game.to_act() and game.decision() is None
         watcher.check_views(game)
         check_state(game_type, game, deck, chips)
+        assert game_type.summary(game).strip()
 
 
 @pytest.mark.parametrize("game_type", GAME_TYPES, ids=[g.name for g in GAME_TYPES])
@@ -214,3 +215,4 @@ def test_actions_round_trip_through_the_one_schema(game_type):
     for junk in (None, [], {"kind": 3}, {"kind": "no_such_action"}, {"kind": "start_round", "extra": 1}):
         with pytest.raises(InvalidAction):
             game_type.action_from_data(junk)
+
