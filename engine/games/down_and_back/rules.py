@@ -38,6 +38,12 @@ MIN_CUT_PART = 4
 WAITING, CUT, PLAY, SHOWDOWN, OVER = "waiting", "cut", "play", "showdown", "over"
 DRAW, DISCARD = "draw", "discard"
 
+# The draw step's choices by (a discard pile to take from, the no-take-back rule, early call still open).
+_DRAW_ALLOWED: dict[tuple[bool, bool, bool], dict[str, None]] = {
+    (pile, skip, call): dict.fromkeys(["take_stock"] + ["take_discard"] * pile + ["skip"] * skip + ["call_end"] * call)
+    for pile in (False, True) for skip in (False, True) for call in (False, True)
+}
+
 
 SETTING_FIELDS = (
     SettingField("ante", "Ante", 10, minimum=1, maximum=MAX_ANTE),
@@ -202,29 +208,24 @@ class Game:
         :meth:`legal_actions`, :meth:`check` and the views' legal summary all
         read it. Values: for ``cut`` the (lowest, highest) position, for
         ``split`` the cards to split, for ``discard`` the cards that may be
-        thrown (read-only: it may be the hand itself), ``None`` for the rest.
+        thrown, ``None`` for the rest. Read-only: it may be shared, or hold the hand itself.
         """
+        if self.phase == PLAY:
+            return self._allowed_in_turn(seat) if seat == self.order[self.turn_index] else {}
         if seat not in self.to_act():
             return {}
         if self.phase == CUT:
             return {"cut": (MIN_CUT_PART, len(self.deck) - MIN_CUT_PART)}
-        if self.phase == SHOWDOWN:
-            return {"split": self.players[seat].hand}
-        return self._allowed_in_turn(seat)
+        return {"split": self.players[seat].hand}  # the showdown
 
     def _allowed_in_turn(self, seat: int) -> dict[str, Any]:
-        """:meth:`allowed` for the seat whose turn it is (the common case, kept cheap)."""
-        allowed: dict[str, Any] = {}
+        """:meth:`allowed` for the seat whose turn it is (every action of play: kept cheap)."""
+        call = self.can_call_end()
         if self.step == DRAW:
-            allowed["take_stock"] = None
-            if self.discard_pile:
-                allowed["take_discard"] = None
-            if self.settings.no_take_back:
-                allowed["skip"] = None
-        else:
-            hand, taken = self.players[seat].hand, self.taken_from_discard
-            allowed["discard"] = hand if taken is None else [c for c in hand if c != taken]
-        if self.can_call_end():
+            return _DRAW_ALLOWED[bool(self.discard_pile), self.settings.no_take_back, call]
+        hand, taken = self.players[seat].hand, self.taken_from_discard
+        allowed: dict[str, Any] = {"discard": hand if taken is None else [c for c in hand if c != taken]}
+        if call:
             allowed["call_end"] = None
         return allowed
 
@@ -303,6 +304,8 @@ class Game:
         kind = action.kind
         if kind not in allowed:
             raise IllegalAction(action, self._not_now(action))
+        if allowed[kind] is None:  # a kind with nothing more to check: take_stock, skip...
+            return
         if kind == "discard":
             if action.card not in allowed["discard"]:  # type: ignore[union-attr]
                 if action.card not in self.players[seat].hand:  # type: ignore[union-attr]
