@@ -39,9 +39,10 @@ class ActionLog(Sequence[tuple[Union[int, None], dict[str, Any]]]):
 
     def append(self, seat: int | None, action: Action) -> None:
         data = action.to_data()
-        for key, value in data.items():
-            if type(value) is list:  # a list of cards: kept as a tuple, which the collector skips
-                data[key] = tuple(value)
+        for value in data.values():
+            if type(value) is list:  # lists of cards are kept as tuples, which the collector skips
+                data = {key: tuple(v) if type(v) is list else v for key, v in data.items()}
+                break
         self._seats.append(seat)
         self._actions.append(data)
 
