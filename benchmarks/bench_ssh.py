@@ -24,7 +24,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(ROOT), str(ROOT / "tests"), str(ROOT / "tests" / "ssh")]
 
-from engine.bots import baseline_action  # noqa: E402
+from engine.games.down_and_back.bots import baseline_action  # noqa: E402
 from protocol import messages as m  # noqa: E402
 from scripted import ScriptedClient  # noqa: E402
 from ssh_helpers import Server, Tmux, make_key, wait_until  # noqa: E402
