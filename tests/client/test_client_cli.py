@@ -98,6 +98,16 @@ def test_help_and_version(capsys):
     assert "practice game" in out and "--ascii" in out and "--four-colour" in out and "dab-client " in out
 
 
+async def run_against(handler) -> tuple[int, int]:
+    """Run the client against a stand-in server on an ephemeral port: (exit code, port)."""
+    server = await asyncio.start_server(handler, "127.0.0.1", 0)
+    port = server.sockets[0].getsockname()[1]
+    try:
+        return await run(build_parser().parse_args([f"127.0.0.1:{port}"]), ClientConfig.load()), port
+    finally:
+        server.close()
+
+
 async def test_version_mismatch_is_reported_plainly(capsys):
     async def fake_server(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         await reader.read(65536)  # the hello (request id 1)
@@ -106,12 +116,7 @@ async def test_version_mismatch_is_reported_plainly(capsys):
         await writer.drain()
         writer.close()
 
-    server = await asyncio.start_server(fake_server, "127.0.0.1", 0)
-    port = server.sockets[0].getsockname()[1]
-    try:
-        code = await run(build_parser().parse_args([f"127.0.0.1:{port}"]), ClientConfig.load())
-    finally:
-        server.close()
+    code, _ = await run_against(fake_server)
     err = capsys.readouterr().err
     assert code == 3 and err.count("\n") == 1
     assert "refused the connection: server speaks protocol 9, client sent 1 (version_mismatch)" in err
@@ -194,12 +199,7 @@ async def test_an_address_that_is_not_a_game_server_says_so(capsys):
         await reader.read(65536)
         writer.close()
 
-    server = await asyncio.start_server(ssh_like, "127.0.0.1", 0)
-    port = server.sockets[0].getsockname()[1]
-    try:
-        code = await run(build_parser().parse_args([f"127.0.0.1:{port}"]), ClientConfig.load())
-    finally:
-        server.close()
+    code, port = await run_against(ssh_like)
     err = capsys.readouterr().err
     assert code == 3 and err.count("\n") == 1
     assert f"127.0.0.1:{port} does not speak the Down and Back protocol" in err and "frame" not in err

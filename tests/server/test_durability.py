@@ -35,7 +35,6 @@ from engine.games.down_and_back.rules import DISCARD, PLAY
 from protocol import messages as m
 from scripted import ScriptedClient, autoplay
 from server import store as store_module
-from server.lobby import Lobby, LobbyConfig
 from server.net import GameServer
 from server.store import DB_NAME, Store, StoreError
 
@@ -281,24 +280,6 @@ def test_older_schemas_are_migrated_in_order_after_a_backup(tmp_path, monkeypatc
 
 
 # ----------------------------------------------------------------- in-process
-
-
-@pytest.fixture
-async def durable(tmp_path, table_config, net_config):
-    """``await durable(**config)`` starts a server on ``tmp_path``'s database; stop it with ``.close()``."""
-    servers: list[GameServer] = []
-
-    async def start(**overrides) -> GameServer:
-        config = LobbyConfig(table=table_config, seed=b"durable", store=Store.open_dir(tmp_path), **overrides)
-        server = GameServer(Lobby(config, "dab-server test"), net_config)
-        await server.start("127.0.0.1", 0)
-        servers.append(server)
-        return server
-
-    yield start
-    for server in servers:
-        if not server.shutting_down:
-            await server.close(grace=1.0)
 
 
 async def test_a_restart_rebuilds_every_table_bit_for_bit(durable):

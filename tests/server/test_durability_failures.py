@@ -36,22 +36,8 @@ from durability_helpers import refused
 
 
 @pytest.fixture
-async def durable(tmp_path, table_config, net_config):
-    """``await durable(**config)`` starts a server on ``tmp_path``'s database (closed at the end)."""
-    servers: list[GameServer] = []
-
-    async def start(**overrides) -> GameServer:
-        config = LobbyConfig(**{"table": table_config, "seed": b"failures", "store": Store.open_dir(tmp_path),
-                                **overrides})
-        server = GameServer(Lobby(config, "dab-server test"), net_config)
-        await server.start("127.0.0.1", 0)
-        servers.append(server)
-        return server
-
-    yield start
-    for server in servers:
-        if not server.shutting_down:
-            await server.close(grace=1.0)
+def durable_seed() -> bytes:
+    return b"failures"
 
 
 async def my_turn(client: ScriptedClient, table_id: str) -> dict:
