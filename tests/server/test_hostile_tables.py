@@ -21,7 +21,6 @@ from server.store import Store, secret_hash
 from server.table import CHIP_HISTORY_ROWS
 
 from scripted import until
-from test_durability import durable  # noqa: F401 - the fixture
 
 
 async def bot_game_left_behind(client, name: str = "bots") -> str:
