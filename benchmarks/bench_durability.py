@@ -37,7 +37,7 @@ from engine.rng import HashRng  # noqa: E402
 from engine.games.down_and_back.views import decision_view  # noqa: E402
 from protocol import messages as m  # noqa: E402
 from server.store import Store  # noqa: E402
-from server.table import checkpoint_json  # noqa: E402
+from server.restore import checkpoint_json  # noqa: E402
 
 FLAGS = ["--bot-delay", "0", "--round-pause", "0", "--turn-timeout", "60", "--request-rate", "100000",
          "--starting-balance", "1000000", "--max-per-address", "10000", "--new-players-per-hour", "1000000",

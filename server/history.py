@@ -1,6 +1,6 @@
 """What players may see of finished rounds: the ``history`` request's round records.
 
-A finished round is stored in full (:meth:`server.table.Table.round_record`:
+A finished round is stored in full (:meth:`server.rounds.RoundBook.round_record`:
 the deal, every action, the splits); :func:`public_round` is the part of it a
 player may see, built once when the round ends and stored beside it, so
 answering ``history`` never re-reads the full records.

@@ -46,7 +46,9 @@ from .errors import RequestError
 from .limits import Backoff, PeerLog
 from .store import Store, StoreBusy, StoreError, StoreFailed, secret_hash
 from .history import fit
-from .table import BUSY_RETRY, HISTORY_KEEP, Table, TableConfig
+from .pacing import BUSY_RETRY
+from .rounds import HISTORY_KEEP
+from .table import Table, TableConfig
 from .text import NAME_MAX, TABLE_NAME_MAX, clean_name, clean_table_name, name_problem
 
 if TYPE_CHECKING:
@@ -197,14 +199,14 @@ class Lobby:
                     self._deliver_entry(*entry)
                 self._uncork()
                 for table in dirty.values():
-                    table.flush(only=actor)
+                    table.audience.flush(only=actor)
                 self._uncork()
             for entry in outbox:
                 if entry[0] not in actors:
                     self._deliver_entry(*entry)
             for table in dirty.values():
-                table.flush()
-                table.flushed()
+                table.audience.flush()
+                table.audience.flushed()
         finally:
             self._uncork()
             self._corked = None
@@ -544,7 +546,7 @@ class Lobby:
             self.send(player_id, m.Tables(tables=self.summaries()))
             return
         with self.atomic():
-            table.catch_up(player_id)  # the view, then the recent chat
+            table.audience.catch_up(player_id)  # the view, then the recent chat
             table.broadcast()  # everyone sees the seat reconnect
 
     def disconnected(self, player_id: str, session: "ClientSession") -> None:
@@ -777,7 +779,7 @@ class Lobby:
         self._table(player, "not_seated").sit_out(player.player_id, msg.away)
 
     def _chat(self, player: PlayerRecord, msg: m.Chat) -> None:
-        self._table(player).chat(player.player_id, player.name, msg.text)
+        self._table(player).audience.chat(player.player_id, player.name, msg.text)
 
     def _history(self, player: PlayerRecord, msg: m.History) -> dict[str, Any]:
         """Finished rounds, oldest first: the player's table's, or (away from tables) their own last rounds.
@@ -787,7 +789,7 @@ class Lobby:
         """
         table = self.tables.get(player.table_id) if player.table_id else None
         if self.store is None:
-            kept = table.history if table is not None else player.rounds
+            kept = table.rounds.history if table is not None else player.rounds
             newest = itertools.islice(reversed(kept), msg.limit)
         elif table is not None:
             newest = self.store.public_rounds(table.table_id, msg.limit)

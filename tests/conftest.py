@@ -3,7 +3,7 @@
 Every test also runs under :func:`timing_watch`: after each message any
 in-process server handles (and each timer step and disconnect), every table
 is checked for a seat the game waits on with no deadline or automatic move
-armed (:meth:`server.table.Table.timing_problems`). A table that could stall
+armed (:meth:`server.pacing.Pacer.timing_problems`). A table that could stall
 fails the test that got it there.
 """
 
@@ -16,7 +16,8 @@ import pytest
 from scripted import ScriptedClient
 from server.lobby import Lobby, LobbyConfig
 from server.net import GameServer, NetConfig
-from server.table import Table, TableConfig
+from server.pacing import Pacer
+from server.table import TableConfig
 
 
 @pytest.fixture(autouse=True)
@@ -26,7 +27,7 @@ def timing_watch(monkeypatch) -> list[str]:
 
     def check(tables) -> None:
         for table in tables:
-            problems.extend(f"table {table.table_id}: {p}" for p in table.timing_problems())
+            problems.extend(f"table {table.table_id}: {p}" for p in table.pacer.timing_problems())
 
     def after_lobby(method):
         @functools.wraps(method)
@@ -39,15 +40,15 @@ def timing_watch(monkeypatch) -> list[str]:
 
     def after_step(method):
         @functools.wraps(method)
-        def checked(table: Table, *args, **kwargs):
-            result = method(table, *args, **kwargs)
-            check([table])
+        def checked(pacer: Pacer, *args, **kwargs):
+            result = method(pacer, *args, **kwargs)
+            check([pacer.table])
             return result
         return checked
 
     for name in ("handle", "welcomed", "disconnected"):
         monkeypatch.setattr(Lobby, name, after_lobby(getattr(Lobby, name)))
-    monkeypatch.setattr(Table, "_guarded", after_step(Table._guarded))
+    monkeypatch.setattr(Pacer, "_guarded", after_step(Pacer._guarded))
     yield problems
     assert not problems, f"the game waited with nothing armed to move it on: {problems[:5]}"
 

@@ -63,11 +63,11 @@ async def test_a_seat_coming_back_just_as_its_turn_arrives_gets_a_deadline(serve
         other_seat = other.view["seat"]
         await other.request(m.Leave)
         await mover.act(baseline_action(mover.view).to_data())  # the turn passes to the away seat
-        assert game.to_act() == [other_seat] and table.deadline_at is None
+        assert game.to_act() == [other_seat] and table.pacer.deadline_at is None
         await other.request(m.Join, table_id=created["table_id"])
         view = await other.wait_for(lambda: other.views.get(table.table_id))
         assert view["to_act"] == [other_seat] and view["deadline_ms"] is not None
-        assert table.timing_problems() == [] and timing_watch == []
+        assert table.pacer.timing_problems() == [] and timing_watch == []
         await other.act(baseline_action(view).to_data())  # and the game goes on
         assert game.turn_seat == other_seat and game.step == DISCARD
 

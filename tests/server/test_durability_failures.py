@@ -74,7 +74,7 @@ async def test_a_busy_database_answers_busy_and_changes_nothing(durable, tmp_pat
             waited = loop.create_future()
             loop.call_later(0.8, waited.set_result, None)
             await waited
-            assert table.game.to_data() == before and table.timing_problems() == []
+            assert table.game.to_data() == before and table.pacer.timing_problems() == []
         finally:
             other.execute("ROLLBACK")
             other.close()

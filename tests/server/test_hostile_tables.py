@@ -18,7 +18,7 @@ from server.lobby import (
     CODE_TRIES_PER_PLAYER, CODE_TRIES_PER_TABLE, MAX_HELD_SEATS, Lobby, LobbyConfig, PlayerRecord,
 )
 from server.store import Store, secret_hash
-from server.table import CHIP_HISTORY_ROWS
+from server.rounds import CHIP_HISTORY_ROWS
 
 from scripted import until
 
@@ -100,7 +100,7 @@ async def test_a_10000_round_game_still_has_a_final_view(server, connect, caplog
         await ann.request(m.EndGame)
         table = server.lobby.tables[created["table_id"]]
         # 10,000 rounds of chip history, as a long game leaves it (the rounds themselves are not needed).
-        table.chip_history = [{seat: 1_000_000_000 - r for seat in range(5)} for r in range(10_001)]
+        table.rounds.chip_history = [{seat: 1_000_000_000 - r for seat in range(5)} for r in range(10_001)]
         await bob.request(m.Watch, table_id=created["table_id"])
         view = await bob.wait_for(lambda: bob.views.get(created["table_id"]))
         assert view["phase"] == "over" and view["standings"]

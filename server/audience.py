@@ -1,0 +1,153 @@
+"""Who hears what at a table: events and views per member, the chat, the lobby list.
+
+Changes only queue news here (:meth:`Audience.record`); the lobby flushes
+after the commit that makes them durable (:meth:`Audience.flush`), so each
+member gets its pending events and then one view built from the state after
+every change of the unit, however many there were.
+"""
+
+from __future__ import annotations
+
+import time
+from collections import deque
+from typing import TYPE_CHECKING, Any
+
+from engine.records import Record
+from protocol import messages as m
+
+from .errors import RequestError
+from .text import CHAT_MAX, clean_text
+
+if TYPE_CHECKING:
+    from .table import Table
+
+CHAT_KEEP = 50  # chat lines a member arriving at the table is sent
+MAX_EVENTS = 200  # per event message (the protocol's limit)
+
+
+class Audience:
+    """The members of one table and what each is owed (see the module docstring)."""
+
+    def __init__(self, table: "Table") -> None:
+        self.table = table
+        self.chat_log: deque[m.ChatMessage] = deque(maxlen=CHAT_KEEP)
+        self._pending_events: dict[str, list[dict[str, Any]]] = {}
+        self._flushed: set[str] = set()
+        self._catching_up: set[str] = set()  # members owed the recent chat after their next view
+        self._spectator_view: m.View | None = None
+        self._listed: tuple | None = None  # what the lobby list last showed of this table
+
+    def members(self) -> list[tuple[str, int | None]]:
+        """``(player_id, seat)`` of everyone who hears the table: seated players still here, then spectators."""
+        table = self.table
+        seated = [(i.player_id, i.seat) for i in table.seats.values() if i.player_id and not i.left]
+        return seated + [(p, None) for p in sorted(table.spectators)]  # type: ignore[misc]
+
+    def record(self, records: list[Record]) -> None:
+        """Queue ``records`` as events for every member, each seeing what its seat may."""
+        public = [r.for_seat(None) for r in records]  # what most members see: built once
+        secret_for = {r.seat for r in records if r.private}  # seats that see more than that
+        pending = self._pending_events
+        for player_id, seat in self.members():
+            events = pending.get(player_id)
+            if events is None:
+                events = pending[player_id] = []
+            if seat in secret_for:
+                events.extend([r.for_seat(seat) if r.seat == seat else p for r, p in zip(records, public)])
+            else:
+                events.extend(public)
+        self.table.hub.table_dirty(self.table)
+
+    def view(self, seat: int | None) -> dict[str, Any]:
+        """The engine's view for ``seat`` plus table facts the engine does not know."""
+        table = self.table
+        if table.game is not None:
+            view = table.game.view(seat)
+        else:
+            view = {"seat": seat, "phase": "lobby", "players": [], "legal": [], "to_act": [],
+                    "settings": table.settings.to_wire()}
+        by_seat = {p["seat"]: p for p in view["players"]}
+        for info in table.seats.values():
+            entry = by_seat.pop(info.seat, None)
+            if entry is None:
+                entry = {"seat": info.seat, "name": info.name, "stack": table.settings.stack}
+                view["players"].append(entry)
+            entry["bot"] = info.bot
+            entry["connected"] = table.connected(info)
+        for entry in by_seat.values():  # players who have left the finished table (bots never leave)
+            entry["bot"] = entry["connected"] = False
+        view["players"].sort(key=lambda p: p["seat"])
+        host = table.seat_of(table.host_id)
+        view["table"] = {
+            "table_id": table.table_id, "name": table.name, "state": table.state,
+            "host_seat": host, "seats": table.settings.seats, "spectators": len(table.spectators),
+            "private": table.private_code is not None, "fixed_seed": table.hub.fixed_seed,
+        }
+        view["deadline_ms"] = table.pacer.deadline_ms()
+        if table.state == "finished":
+            view["chip_history"] = table.rounds.chart()
+        return view
+
+    def flush(self, only: str | None = None) -> None:
+        """Send each member its pending events and its current view (``only``: one member)."""
+        table = self.table
+        hub = table.hub
+        for player_id, seat in self.members():
+            if (only is not None and player_id != only) or player_id in self._flushed:
+                continue
+            self._flushed.add(player_id)
+            events = self._pending_events.pop(player_id, None)
+            for start in range(0, len(events or ()), MAX_EVENTS):
+                hub.send(player_id, m.Event.prevalidated(
+                    table_id=table.table_id, events=tuple(events[start:start + MAX_EVENTS])))
+            if seat is None:
+                if self._spectator_view is None:
+                    self._spectator_view = m.View.prevalidated(table_id=table.table_id, view=self.view(None))
+                hub.send(player_id, self._spectator_view)
+            else:  # views are plain, string-keyed data by construction (tests/engine, tests/server)
+                hub.send(player_id, m.View.prevalidated(table_id=table.table_id, view=self.view(seat)))
+            if player_id in self._catching_up:
+                self._catching_up.discard(player_id)
+                for message in self.chat_log:
+                    hub.send(player_id, message)
+
+    def catch_up(self, player_id: str) -> None:
+        """``player_id`` just arrived (joined, watched, resumed): after their view, send the recent chat."""
+        self._catching_up.add(player_id)
+        self.table.hub.table_dirty(self.table)
+
+    def flushed(self) -> None:
+        """The flush is complete: the next change starts a new one.
+
+        The lobby list is checked here, after everyone has their news: it
+        changes rarely and is pushed at most twice a second anyway.
+        """
+        self._flushed.clear()
+        self._pending_events.clear()
+        self._catching_up.clear()  # whoever was owed the chat and is still here has had it
+        self._spectator_view = None
+        self._check_listing()
+
+    def _check_listing(self) -> None:
+        """Have the lobby's table list pushed again if what it shows of this table changed."""
+        table = self.table
+        listed = (table.state, table.host_id, len(table.spectators),
+                  tuple((i.seat, i.name, i.bot, table.connected(i)) for i in table.seats.values()))
+        if listed != self._listed:  # the list shows none of the play itself
+            self._listed = listed
+            table.hub.tables_changed()
+
+    def chat(self, player_id: str, name: str, text: str) -> None:
+        """Say ``text`` to everyone at the table (kept for members who arrive later)."""
+        text = clean_text(text, CHAT_MAX + 1)
+        if not text:
+            return  # nothing visible left to say: accepted and dropped
+        if len(text) > CHAT_MAX:
+            raise RequestError("too_long", f"chat messages are limited to {CHAT_MAX} characters")
+        table = self.table
+        message = m.ChatMessage(
+            table_id=table.table_id, seat=table.seat_of(player_id), name=name, text=text, ts=int(time.time() * 1000),
+        )
+        self.chat_log.append(message)
+        for member, _ in self.members():
+            table.hub.send(member, message)
