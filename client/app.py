@@ -82,13 +82,6 @@ def desktop_notification(title: str, body: str, environ: Mapping[str, str]) -> s
     return ""
 
 
-def _warm_helper() -> None:
-    """Build the hand helper's tables (~0.4 s) in a thread once the table is up, not on the first ``h``."""
-    from engine.games.down_and_back import tables
-
-    tables.warm_up()
-
-
 class DabApp(App[None]):
     CSS_PATH = "app.tcss"
     TITLE = "Down and Back"
@@ -131,7 +124,7 @@ class DabApp(App[None]):
         self.on_view = on_view
         self.requests_sent: list[tuple[str, dict[str, Any]]] = []
         self.table_settings: dict[str, dict[str, Any]] = {}  # table id -> settings, from the lobby
-        self._helper_warm = False
+        self._board_warm = False
         self.expect_table = expect_table  # the session is already seated (practice): no lobby first
         self.config = config or ClientConfig()  # not saved unless it came from a file
         self.alerts: list[str] = []  # "your turn" alerts given (what the tests look at)
@@ -234,13 +227,14 @@ class DabApp(App[None]):
         width, height = size or self.size
         self.set_class(width < MIN_WIDTH or height < MIN_HEIGHT, "-too-small")
 
-    def table_painted(self) -> None:
-        """Called once a table screen has painted its first view (and by the startup benchmark)."""
+    def table_painted(self, warm_up: Callable[[], None]) -> None:
+        """Called once a table screen has painted its first view (and by the startup benchmark);
+        ``warm_up`` is the board's slow preparation (the hand helper's tables), run in a thread then."""
         if self.on_table_painted is not None:
             self.on_table_painted()
-        if not self._helper_warm:
-            self._helper_warm = True
-            self.run_worker(_warm_helper, thread=True, name="warm helper", exit_on_error=False)
+        if not self._board_warm:
+            self._board_warm = True
+            self.run_worker(warm_up, thread=True, name="warm the board", exit_on_error=False)
 
     # ------------------------------------------------------------ from the server
 
@@ -444,7 +438,9 @@ class DabApp(App[None]):
                          callback=done)
 
     def action_help(self) -> None:
+        from .games import BOARDS
         from .screens.help import HelpScreen
 
         if not isinstance(self.screen, HelpScreen):
-            self.push_screen(HelpScreen())
+            table = self.table_screen
+            self.push_screen(HelpScreen([table.game_of(table.view)] if table is not None else list(BOARDS)))

@@ -1,11 +1,11 @@
-"""The rules and the hand rankings, with examples, as one scrollable page."""
+"""The rules of the game (its board's), with examples, and every key, as one scrollable page."""
 
 from __future__ import annotations
 
 import importlib
 import re
 from dataclasses import replace
-from typing import Callable
+from typing import Any, Callable, Sequence
 
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -13,95 +13,38 @@ from textual.containers import VerticalScroll
 from textual.screen import Screen
 from textual.widgets import Footer, Markdown
 
+from ..games import board_class, game_title
 from ..render import GLYPHS, Display
 from ..widgets.basics import TooSmall
-
-RULES = """\
-# Down and Back
-
-A Lancashire pub game for 2 to 5 players. Everyone pays the **ante** into the
-pot, gets **7 cards**, and draws and throws for six turns. Then each player
-splits the 7 cards into a **4-card going-down hand** and a **3-card coming-back
-hand**. Win **both** comparisons to take the whole pot; otherwise it carries on
-to the next round and grows.
-
-## A round
-
-1. The dealer shuffles; the player to the dealer's right **cuts** (choose where,
-   or cut at random). Seven cards each, one at a time; the next card starts the
-   face-up **discard pile**, the rest is the **stock**.
-2. Play goes clockwise from the dealer's left. On your turn **take** the top of
-   the stock (`s`) or the top of the pile (`d`), then **throw** any card face up
-   (`1`-`8` or arrows, then Enter). Six turns each; the dealer plays last.
-3. **Showdown**: arrange 4 + 3 (the recommended split is filled in; swap cards
-   with space). All splits are revealed together: going-down hands first, then
-   coming-back hands, in playing order.
-4. Each comparison has one winner. Ties: the tied players draw from the stock,
-   highest rank wins, draw again while tied.
-
-Cards rank **K Q J 10 9 8 7 6 5 4 3 2 A** - the ace is always low, no
-wrap-around (Q K A is not a run). Suits never break a tie. J, Q and K are the
-*face cards*.
-
-## Going-down hands (4 cards), best first
-
-| # | Hand | What it is | Example |
-|---|------|------------|---------|
-| 1 | Quad | four of one rank | KS KH KD KC |
-| 2 | Prial | three of a rank + a card of the fourth suit or a face card | 3H 3D 3C 8S, 7C 7H 7S QH |
-| 3 | Bouncer | four in sequence, one suit | 10S JS QS KS; AD 2D 3D 4D is the lowest |
-| 4 | Run | four in sequence, mixed suits | 5C 6H 7H 8D |
-| 5 | Flush | four of one suit | QH JH 3H 2H beats QS 10S 8S 7S |
-| 6 | Two pair | two pairs | K K Q Q beats K K A A |
-| 7 | Pair | a pair + two odd cards that pass the odd-card rule | 6C 6S 9H 2D; 8D 8C QC 5H |
-| 8 | High card | anything else | JC JD 6H 2D is only high card |
-
-**Odd-card rule** for the 4-card pair: the two odd cards are both face cards;
-or neither is, and they differ in suit from each other and from the pair; or
-exactly one is, and the other's suit differs from the pair's.
-
-## Coming-back hands (3 cards), best first
-
-| # | Hand | What it is | Example |
-|---|------|------------|---------|
-| 1 | Prial | three of one rank | 9S 9H 9C |
-| 2 | Bouncer | three in sequence, one suit | AC 2C 3C (QH KH AH is not) |
-| 3 | Run | three in sequence, mixed suits | 4S 5H 6D |
-| 4 | Flush | three of one suit | 2D 8D KD |
-| 5 | Pair | a pair + a face card or a card of a third suit | KH KD 7C; 8S 8D JD |
-| 6 | High card | anything else | JH JC 3C is only high card |
-
-## Money and the end
-
-A player who cannot pay the ante is out. The game ends when the host ends it
-(or fewer than two can pay); a pot still on the table is paid back to who put
-it in. Most chips wins.
-
-House rules a table may turn on: **seven turns**; **early call** (`e`: drawing
-ends with this orbit); **no take-back** (a card taken from the pile cannot be
-thrown the same turn; `k` skips the turn instead).
-"""
-
-# Where each screen's keys work, in the order a game meets them; the table of
-# keys is generated from these bindings, so it cannot miss one.
-KEY_SECTIONS: tuple[tuple[str, str], ...] = (
-    ("In the lobby", "client.screens.lobby:LobbyScreen"),
-    ("At the table", "client.screens.table:TableScreen"),
-    ("Cutting the deck", "client.screens.cut:CutScreen"),
-    ("Arranging the showdown", "client.screens.showdown:ShowdownScreen"),
-    ("The showdown's result", "client.screens.showdown:RevealScreen"),
-    ("Chatting", "client.screens.table:ChatInput"),
-    ("Anywhere", "client.app:DabApp"),
-)
 
 _CARD = re.compile(r"\b(10|[2-9AJQK])([SHDC])\b")
 
 
-def rules_markdown(display: Display) -> str:
-    """The rules with card examples written in the player's chosen suit symbols."""
+def key_sections(games: Sequence[str]) -> list[tuple[str, list[type[Any]]]]:
+    """Where each screen's keys work, in the order a game meets them; the table of keys
+    is generated from these bindings, so it cannot miss one. At the table, the board's
+    keys come first, as in the footer."""
+    from ..app import DabApp
+    from .lobby import LobbyScreen
+    from .table import ChatInput, TableScreen
+
+    sections: list[tuple[str, list[type[Any]]]] = [("In the lobby", [LobbyScreen])]
+    for game in games:
+        board = board_class(game)
+        title = "At the table" if len(games) == 1 else f"At a {game_title(game)} table"
+        sections.append((title, [board, TableScreen]))
+        for screen_title, where in board.KEY_SCREENS:
+            module, name = where.split(":")
+            sections.append((screen_title, [getattr(importlib.import_module(module), name)]))
+    sections += [("Chatting", [ChatInput]), ("Anywhere", [DabApp])]
+    return sections
+
+
+def rules_markdown(display: Display, rules: str) -> str:
+    """``rules`` with card examples written in the player's chosen suit symbols."""
     if display.ascii:
-        return _CARD.sub(lambda m: m.group(1) + m.group(2).lower(), RULES)
-    return _CARD.sub(lambda m: m.group(1) + GLYPHS[m.group(2)], RULES)
+        return _CARD.sub(lambda m: m.group(1) + m.group(2).lower(), rules)
+    return _CARD.sub(lambda m: m.group(1) + GLYPHS[m.group(2)], rules)
 
 
 def _key_list(keys: list[str]) -> str:
@@ -111,12 +54,11 @@ def _key_list(keys: list[str]) -> str:
     return " ".join(f"`{k}`" for k in keys)
 
 
-def keys_markdown(key_display: Callable[[Binding], str]) -> str:
+def keys_markdown(key_display: Callable[[Binding], str], games: Sequence[str]) -> str:
     """One table per screen, one row per thing a key does (keys doing the same share a row)."""
     parts = ["## Keys", "", "Only the keys possible at a moment are shown in the footer, and only they act."]
-    for title, where in KEY_SECTIONS:
-        module, name = where.split(":")
-        bindings = [b for b in getattr(importlib.import_module(module), name).BINDINGS if isinstance(b, Binding)]
+    for title, classes in key_sections(games):
+        bindings = [b for cls in classes for b in cls.BINDINGS if isinstance(b, Binding)]
         rows: dict[str, list[str]] = {}
         for binding in bindings:
             text = binding.tooltip or binding.description
@@ -129,10 +71,16 @@ def keys_markdown(key_display: Callable[[Binding], str]) -> str:
 
 
 class HelpScreen(Screen[None]):
+    """The rules of ``games`` (the table's, or in the lobby every game this client shows) and every key."""
+
     BINDINGS = [Binding("escape", "close", "Close"), Binding("f1", "close", "Close", show=False),
                 Binding("question_mark", "close", "Close", show=False),
                 Binding("pagedown", "page(1)", "Scroll", key_display="PgUp/PgDn"),
                 Binding("pageup", "page(-1)", "Scroll", show=False)]
+
+    def __init__(self, games: Sequence[str]) -> None:
+        super().__init__()
+        self.games = list(games)
 
     def compose(self) -> ComposeResult:
         yield TooSmall()
@@ -140,7 +88,8 @@ class HelpScreen(Screen[None]):
         arrows = "up/down" if display.ascii else "↑ ↓"
         with VerticalScroll(id="rules-scroll"):
             yield Markdown(f"*This page scrolls: {arrows}, PgUp/PgDn, Home/End. Escape closes it.*\n\n"
-                           + rules_markdown(display) + "\n" + keys_markdown(self.app.get_key_display), id="rules")
+                           + "".join(rules_markdown(display, board_class(game).RULES) + "\n" for game in self.games)
+                           + keys_markdown(self.app.get_key_display, self.games), id="rules")
         yield Footer(compact=True)
 
     def action_page(self, direction: int) -> None:

@@ -10,7 +10,14 @@ from textual.geometry import Region
 from textual.reactive import reactive
 from textual.widget import Widget
 
+from ..render import Display
+
 MIN_WIDTH, MIN_HEIGHT = 80, 24
+
+
+def display_of(widget: Widget) -> Display:
+    """The user's display choices (``--ascii``...) as the app holds them; the defaults outside one."""
+    return getattr(widget.app, "display_options", Display())
 
 
 class TooSmall(Widget):

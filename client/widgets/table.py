@@ -1,38 +1,30 @@
-"""The table's widgets: seats, the pile, your hand and the hand helper.
+"""The table shell's widgets, for any game: the seats and the prompt.
 
-Each takes plain values as reactive attributes and renders ``Content``; a
-widget repaints only when its own values change, which keeps the bytes sent to
-the terminal per opponent turn small.
+Each takes plain values and renders ``Content``; a widget repaints only when
+its own values change, which keeps the bytes sent to the terminal per
+opponent turn small.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Collection, Sequence
 
-from textual.app import RenderResult
 from textual.content import Content
-from textual.reactive import reactive
 from textual.widget import Widget
 
-from ..render import EMPTY, Display, chips, rank_key, suit_key
-from .basics import RowsWidget
-
-
-def _display(widget: Widget) -> Display:
-    return getattr(widget.app, "display_options", Display())
+from ..render import Display, chips
+from .basics import RowsWidget, display_of
 
 
 @dataclass(frozen=True)
 class SeatState:
-    """Everything one seat panel shows."""
+    """Everything one seat panel shows; the game's board fills in what its game knows."""
 
     seat: int
     name: str | None = None  # None: an empty seat
     stack: int | None = None
     cards: int = 0
     dealer: bool = False
-    cutter: bool = False
     turn: bool = False
     me: bool = False
     host: bool = False
@@ -41,8 +33,8 @@ class SeatState:
     away: bool = False
     out: bool = False
     in_round: bool = True
-    submitted: bool = False
-    deciding: bool = False  # still to split at the showdown
+    decided: str = ""  # a decision taken together is in ("split in"); shown ticked
+    deciding: str = ""  # still to decide together ("splitting")
 
 
 class SeatPanel(RowsWidget):
@@ -74,7 +66,7 @@ class SeatPanel(RowsWidget):
         s = self._state
         if s is None:
             return []
-        display = _display(self)
+        display = display_of(self)
         width = max(1, self.content_region.width or 14)
         if s.name is None:
             return [Content.assemble((f"{s.seat + 1} ", "dim"), ("empty seat", "dim italic"))]
@@ -106,10 +98,10 @@ class SeatPanel(RowsWidget):
             status = Content.styled("offline" if display.ascii else "⚠ offline", "#ff8700")
         elif s.away:
             status = Content.styled("sitting out", "#ff8700")
-        elif s.submitted:
-            status = Content.styled("split in" if display.ascii else "✓ split in", "#87d787")
+        elif s.decided:
+            status = Content.styled(s.decided if display.ascii else f"✓ {s.decided}", "#87d787")
         elif s.deciding:
-            status = Content.styled(f"splitting{display.ellipsis}", "#ffd75f")
+            status = Content.styled(f"{s.deciding}{display.ellipsis}", "#ffd75f")
         elif s.cards:
             backs = Content.styled(display.back_glyph * s.cards, "#5f87af")
             return (Content.assemble(backs, (f" {s.cards}", "dim")),
@@ -119,106 +111,6 @@ class SeatPanel(RowsWidget):
         else:
             status = Content("")
         return status, status
-
-
-class PilePanel(RowsWidget):
-    """The stock (face down, with its count) and the top of the discard pile."""
-
-    def __init__(self, *, id: str | None = None) -> None:
-        super().__init__(id=id)
-        self.top: str | None = None
-        self.stock: int | None = None
-
-    def show(self, top: str | None, stock: int | None) -> None:
-        if (top, stock) != (self.top, self.stock):
-            self.top, self.stock = top, stock
-            self.changed()
-
-    def build(self) -> list[Content]:
-        display = _display(self)
-        if self.top is None and not self.stock:
-            return [Content.styled("No cards dealt yet.", "dim")]
-        cards: list[str | None] = ([None] if self.stock else []) + [EMPTY if self.top is None else self.top]
-        labels = (["Stock"] if self.stock else []) + ["Pile"]
-        lines = [Content.styled(" " + "  ".join(label.ljust(5) for label in labels), "dim")]
-        lines.extend(display.card_boxes(cards, gap=1))
-        lines.append(Content.styled(f" {self.stock} left" if self.stock is not None else "", "dim"))
-        return lines
-
-
-class DiscardHistory(RowsWidget):
-    """The round's discards, newest last, as ``seat·card`` (the seat numbers of the panels)."""
-
-    def __init__(self, *, id: str | None = None) -> None:
-        super().__init__(id=id)
-        self._discards: tuple[tuple[int, str], ...] = ()
-
-    @property
-    def discards(self) -> tuple[tuple[int, str], ...]:
-        return self._discards
-
-    @discards.setter
-    def discards(self, discards: tuple[tuple[int, str], ...]) -> None:
-        if discards != self._discards:
-            self._discards = discards
-            self.changed()
-
-    def build(self) -> list[Content]:
-        if not self._discards:
-            return []
-        display = _display(self)
-        width = max(10, self.content_region.width or 24)
-        sep = ":" if display.ascii else "·"
-        entries = [Content.assemble((f"{seat + 1}{sep}", "dim"), display.card(card)) for seat, card in self._discards]
-        rows: list[Content] = []
-        row: list[Content] = []
-        used = 0
-        for entry in entries:
-            if row and used + 1 + entry.cell_length > width:
-                rows.append(Content(" ").join(row))
-                row, used = [], 0
-            used += entry.cell_length + (1 if row else 0)
-            row.append(entry)
-        if row:
-            rows.append(Content(" ").join(row))
-        room = max(1, (self.content_region.height or 6) - 1)
-        return [Content.styled("Thrown this round:", "dim"), *rows[-room:]]
-
-
-SORTS = ("rank", "suit", "dealt")
-
-
-class HandView(Widget, can_focus=True):
-    """Your cards, large, in a chosen order; the card being picked is highlighted.
-
-    ``picking`` is the set of cards that may be chosen now (empty: not choosing).
-    The screen moves ``picked``; this widget only draws.
-    """
-
-    cards: reactive[tuple[str, ...]] = reactive(())
-    order: reactive[str] = reactive("rank")
-    picking: reactive[frozenset[str]] = reactive(frozenset())
-    picked: reactive[str | None] = reactive(None)
-    fresh: reactive[str | None] = reactive(None)  # the card just taken
-
-    @property
-    def shown(self) -> list[str]:
-        if self.order == "rank":
-            return sorted(self.cards, key=rank_key)
-        if self.order == "suit":
-            return sorted(self.cards, key=suit_key)
-        return list(self.cards)
-
-    def render(self) -> RenderResult:
-        display = _display(self)
-        shown = self.shown
-        if not shown:
-            return Content.styled("\n  (no cards)", "dim")
-        selected = shown.index(self.picked) if self.picking and self.picked in shown else None
-        marked = [i for i, c in enumerate(shown) if c == self.fresh]
-        dim = [i for i, c in enumerate(shown) if self.picking and c not in self.picking]
-        labels = [str(i + 1) for i in range(len(shown))]
-        return Content("\n").join(display.card_boxes(shown, selected=selected, marked=marked, dim=dim, labels=labels))
 
 
 class Prompt(RowsWidget):
@@ -243,46 +135,3 @@ class Prompt(RowsWidget):
         for line in self._content.split("\n"):
             rows.extend(line.wrap(width) or [Content("")])
         return rows
-
-
-def recommended_throw(cards: Sequence[str], allowed: Collection[str] = ()) -> str:
-    """The card to throw from 8 that leaves the best split, among ``allowed`` (default: any)."""
-    from engine.games.down_and_back.bots import throw
-
-    return throw(list(cards), list(allowed or cards)).text
-
-
-class HandHelper(Widget):
-    """The recommended split of your cards, named, with the win-both estimate (display only)."""
-
-    # layout=True: 7 cards take 3 lines and 8 cards 4, so the height must follow the content.
-    cards: reactive[tuple[str, ...]] = reactive((), layout=True)
-    allowed: reactive[frozenset[str]] = reactive(frozenset())  # what may be thrown now (no take-back)
-    opponents: reactive[int] = reactive(1)
-
-    def render(self) -> RenderResult:
-        return helper_content(self.cards, self.opponents, _display(self), self.allowed)
-
-
-def helper_content(cards: Sequence[str], opponents: int, display: Display, allowed: Collection[str] = ()) -> Content:
-    from engine.cards import parse_cards
-    from engine.games.down_and_back.splits import best_split, win_both_chance
-
-    if len(cards) not in (7, 8):
-        return Content.styled("Hand helper: shows the best split once you hold 7 cards.", "dim")
-    hand = parse_cards(list(cards))
-    lead: list[Content] = []
-    if len(hand) == 8:
-        throw = recommended_throw(cards, allowed)
-        lead = [Content.assemble(("Throw ", "dim"), display.card(throw), (" to keep:", "dim"))]
-        hand = [c for c in hand if str(c) != throw]
-    split = best_split(hand)
-    estimate = win_both_chance(split.down, split.back, max(1, opponents))
-    who = "1 opponent" if opponents <= 1 else f"{opponents} opponents"
-    lines = lead + [
-        Content.assemble(("Down ", "dim"), display.cards(str(c) for c in split.down), "  ", (split.down_value.name, "bold")),
-        Content.assemble(("Back ", "dim"), display.cards(str(c) for c in split.back), "  ", (split.back_value.name, "bold")),
-        Content.assemble(("Wins both vs ", "dim"), (who, "dim"), (" ≈ " if not display.ascii else " ~ ", "dim"),
-                         (f"{estimate:.0%}", "bold #87d787")),
-    ]
-    return Content("\n").join(lines)

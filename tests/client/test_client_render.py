@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 from client.render import GREEN, BLUE, RED, Display, clean_data, describe_event, plain, result_line
-from client.screens.gameover import sparkline, standings_content
+from client.games.down_and_back.gameover import sparkline, standings_content
+from client.games.down_and_back.help import RULES
 from client.screens.help import rules_markdown
 
 
@@ -46,5 +47,5 @@ def test_sparkline_and_standings():
 
 
 def test_rules_examples_follow_the_display():
-    assert "3♥ 3♦ 3♣ 8♠" in rules_markdown(Display())
-    assert "3h 3d 3c 8s" in rules_markdown(Display(ascii=True))
+    assert "3♥ 3♦ 3♣ 8♠" in rules_markdown(Display(), RULES)
+    assert "3h 3d 3c 8s" in rules_markdown(Display(ascii=True), RULES)

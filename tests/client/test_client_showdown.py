@@ -10,7 +10,7 @@ from engine.games.down_and_back.splits import best_split
 from server.table import TableConfig
 from tui_helpers import drive, screen_name, screen_text, start_two_player_game, wait_for, opponent_playing
 
-from client.screens.showdown import ShowdownScreen
+from client.games.down_and_back.showdown import ShowdownScreen
 
 
 @pytest.fixture
@@ -48,7 +48,7 @@ async def test_arrange_swap_confirm_reveal_and_game_over(make_app, connect):
             await pilot.press("enter")
 
             await wait_for(pilot, lambda: screen_name(app) == "RevealScreen", what="the reveal")
-            result = app.table_screen.last_showdown
+            result = app.table_screen.board.last_showdown
             mine = next(r for r in result["reveal"] if r["seat"] == me)
             assert (tuple(mine["down"]), tuple(mine["back"])) == chosen
             text = screen_text(app)

@@ -10,7 +10,7 @@ from protocol import messages as m
 from tui_helpers import drive, screen_name, screen_text, table_ready, wait_for, opponent_playing
 
 from client.render import rank_key
-from client.widgets.table import HandHelper, HandView
+from client.games.down_and_back.widgets import HandHelper, HandView
 
 
 async def _table_with_bob(pilot, app, connect):
@@ -240,7 +240,8 @@ async def test_sit_out_and_come_back_with_a_visible_key(make_app, connect):
 async def test_the_help_lists_every_key_of_every_screen(make_app):
     from textual.binding import Binding
 
-    from client.screens.help import KEY_SECTIONS
+    from client.games import BOARDS
+    from client.screens.help import key_sections
 
     app = make_app("Ann")
     async with app.run_test(size=(80, 24)) as pilot:
@@ -248,11 +249,8 @@ async def test_the_help_lists_every_key_of_every_screen(make_app):
         await wait_for(pilot, lambda: screen_name(app) == "HelpScreen")
         assert "This page scrolls" in screen_text(app)  # says so where it opens
         source = app.screen.query_one("#rules").source  # type: ignore[attr-defined]
-        import importlib
-
-        for _, where in KEY_SECTIONS:
-            module, name = where.split(":")
-            for binding in getattr(importlib.import_module(module), name).BINDINGS:
+        for _, classes in key_sections(list(BOARDS)):
+            for binding in [b for cls in classes for b in cls.BINDINGS]:
                 assert isinstance(binding, Binding) and (binding.tooltip or binding.description) in source
         for needed in ("host: end the game", "back to the best split", "lift five cards", "skip your turn",
                        "call the end", "fill an empty seat with a bot", "sit out"):

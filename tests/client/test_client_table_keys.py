@@ -9,7 +9,7 @@ from protocol import messages as m
 from test_client_snapshots import PLAY_VIEW, make_app
 from tui_helpers import screen_name, screen_text, table_ready, wait_for
 
-from client.widgets.table import HandHelper
+from client.games.down_and_back.widgets import HandHelper
 
 SEVEN = ["KH", "KD", "7C", "AS", "4S", "3S", "2S"]
 OTHERS_TURN = {**PLAY_VIEW, "hand": SEVEN, "legal": [], "turn": 1, "step": "draw", "to_act": [1]}
@@ -107,7 +107,7 @@ async def test_game_over_offers_quit_once():
 
 
 async def test_with_the_helper_on_the_cursor_starts_on_the_recommended_throw():
-    from client.widgets.table import HandView, recommended_throw
+    from client.games.down_and_back.widgets import HandView, recommended_throw
 
     app = make_app(ascii=False)
     async with app.run_test(size=(80, 24)) as pilot:
@@ -125,7 +125,7 @@ async def test_with_the_helper_on_the_cursor_starts_on_the_recommended_throw():
 
 
 async def test_without_the_helper_the_cursor_starts_on_the_drawn_card():
-    from client.widgets.table import HandView
+    from client.games.down_and_back.widgets import HandView
 
     app = make_app(ascii=False)
     async with app.run_test(size=(80, 24)) as pilot:
@@ -137,7 +137,7 @@ async def test_without_the_helper_the_cursor_starts_on_the_drawn_card():
 
 async def test_a_card_the_rules_keep_is_never_thrown_silently():
     """No take-back: the card taken from the pile gets no cursor, and Enter throws nothing until a pick."""
-    from client.widgets.table import HandView
+    from client.games.down_and_back.widgets import HandView
 
     taken = "10D"
     allowed = [c for c in PLAY_VIEW["hand"] if c != taken]
@@ -182,7 +182,8 @@ async def test_an_empty_discard_pile_is_not_drawn_as_a_card_back():
 async def test_notifications_stay_off_the_hand():
     from textual.widgets._toast import Toast
 
-    from client.widgets.table import HandView, Prompt
+    from client.games.down_and_back.widgets import HandView
+    from client.widgets.table import Prompt
 
     app = make_app(ascii=False)
     async with app.run_test(size=(80, 24), notifications=True) as pilot:

@@ -75,12 +75,12 @@ async def test_two_people_play_a_round_through_their_screens(server):
         bob.on_view = lambda view: remember(bob)
 
         def revealed(app: DabApp) -> bool:
-            return app.table_screen is not None and app.table_screen.last_showdown is not None
+            return app.table_screen is not None and app.table_screen.board.last_showdown is not None
 
         await asyncio.gather(drive(pa, ann, lambda: revealed(ann), timeout=30, what="Ann's round"),
                              drive(pb, bob, lambda: revealed(bob), timeout=30, what="Bob's round"))
-        showdown = ann.table_screen.last_showdown
-        assert bob.table_screen.last_showdown == showdown  # everyone saw the same result
+        showdown = ann.table_screen.board.last_showdown
+        assert bob.table_screen.board.last_showdown == showdown  # everyone saw the same result
         assert showdown["round"] == 1 and len(showdown["reveal"]) == 2
         check_showdown(showdown, hands)
 
@@ -110,9 +110,9 @@ async def test_practice_game_reaches_a_finished_round_with_bots():
             await wait_for(pilot, lambda: table_ready(app), what="the practice table, straight away")
             names = [p["name"] for p in app.view["players"]]
             assert names[0] == "Newcomer" and all(name.endswith("(bot)") for name in names[1:]) and len(names) == 4
-            await drive(pilot, app, lambda: app.table_screen.last_showdown is not None, timeout=30,
+            await drive(pilot, app, lambda: app.table_screen.board.last_showdown is not None, timeout=30,
                         what="a finished round")
-            showdown = app.table_screen.last_showdown
+            showdown = app.table_screen.board.last_showdown
             assert len(showdown["reveal"]) == 4
             await wait_for(pilot, lambda: screen_name(app) == "RevealScreen" and "Round 1 showdown" in screen_text(app))
             await wait_for(pilot, lambda: app.view["phase"] == "waiting" and app.view["round"] == 1)

@@ -11,9 +11,9 @@ from textual.content import Content
 from textual.screen import Screen
 from textual.widgets import Footer, Static
 
-from ..messages import SendRequest
-from ..render import Display, chips
-from ..widgets.basics import TooSmall
+from ...messages import SendRequest
+from ...render import Display, chips
+from ...widgets.basics import TooSmall
 
 BLOCKS = "▁▂▃▄▅▆▇█"
 ASCII_LEVELS = "_.-=+*#@"

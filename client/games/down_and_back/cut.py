@@ -14,7 +14,7 @@ from textual.screen import ModalScreen
 from textual.widget import Widget
 from textual.widgets import Footer, Static
 
-from ..widgets.basics import Countdown, TooSmall
+from ...widgets.basics import Countdown, TooSmall
 
 DECK = 52
 

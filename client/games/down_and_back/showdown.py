@@ -20,12 +20,8 @@ from textual.screen import ModalScreen, Screen
 from textual.widget import Widget
 from textual.widgets import Footer, Static
 
-from ..render import Display, result_line
-from ..widgets.basics import Countdown, TooSmall
-
-
-def _display(widget: Widget) -> Display:
-    return getattr(widget.app, "display_options", Display())
+from ...render import Display, result_line
+from ...widgets.basics import Countdown, TooSmall, display_of
 
 
 def evaluate_split(down: Sequence[str], back: Sequence[str], opponents: int) -> tuple[str, str, float]:
@@ -50,7 +46,7 @@ class SplitView(Widget):
     best: reactive[float] = reactive(0.0)
 
     def render(self) -> RenderResult:
-        display = _display(self)
+        display = display_of(self)
         if len(self.down) != 4 or len(self.back) != 3:
             return Content("")
         down_name, back_name, estimate = evaluate_split(self.down, self.back, self.opponents)
@@ -97,7 +93,7 @@ class ShowdownScreen(Screen[dict[str, Any] | None]):
         self.deadline_ms: int | None = None
 
     def compose(self) -> ComposeResult:
-        ascii = _display(self).ascii
+        ascii = display_of(self).ascii
         yield TooSmall()
         with Vertical(id="showdown"):
             with Vertical(id="showdown-head"):
@@ -111,7 +107,7 @@ class ShowdownScreen(Screen[dict[str, Any] | None]):
     def on_mount(self) -> None:
         if not self.query("#showdown-help"):
             return  # closed before it was mounted (the deadline passed)
-        display = _display(self)
+        display = display_of(self)
         self.query_one("#showdown-help", Static).update(Content.assemble(
             (f"Move with {display.arrows} (or 1-7), ", "dim"), ("space", "bold"), (" picks a card, ", "dim"),
             ("space", "bold"), (" on another swaps them. ", "dim"), (display.enter, "bold"), (" confirms.", "dim"),
@@ -255,7 +251,7 @@ class RevealScreen(ModalScreen[None]):
     def compose(self) -> ComposeResult:
         yield TooSmall()
         with VerticalScroll(classes="dialog", id="reveal"):
-            yield Static(reveal_content(self.showdown, self.names, self.me, _display(self)), id="reveal-body",
+            yield Static(reveal_content(self.showdown, self.names, self.me, display_of(self)), id="reveal-body",
                          markup=False)
         yield Footer(compact=True)
 

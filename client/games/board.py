@@ -1,0 +1,115 @@
+"""What a game's board gives the table shell, and the board for a game this client cannot show.
+
+The shell (:class:`client.screens.table.TableScreen`) owns the top bar, the
+seats, the log, chat, the host's and the table's keys and the dialogs; it
+hands the board its log-and-chat column and its prompt to place in the
+board's own layout. The board reads the game's view, draws it, offers the
+game's keys (as its own ``BINDINGS``, with ``check_action``), opens the
+game's decision screens and words its events.
+"""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar, Mapping
+
+from textual.app import ComposeResult
+from textual.containers import Vertical
+from textual.content import Content
+from textual.screen import Screen
+from textual.widget import Widget
+from textual.widgets import Static
+
+from ..render import Display
+from ..widgets.basics import LineLog
+from ..widgets.table import SeatState
+
+
+class Board(Vertical):
+    """The game's part of the table screen (override what the game has; the defaults show nothing)."""
+
+    DEFAULT_CSS = "Board { height: 1fr; }"
+
+    RULES: ClassVar[str] = ""  # the game's rules, Markdown, for the help page
+    KEY_SCREENS: ClassVar[tuple[tuple[str, str], ...]] = ()  # (title, "module:Screen"): its screens' keys in the help
+    DECIDING_TOGETHER: ClassVar[str] = ""  # the clock's label when several seats decide at once
+
+    def __init__(self, game: str, talk: Widget, prompt: Widget) -> None:
+        super().__init__(id="board")
+        self.game = game
+        self.talk = talk  # the shell's log and chat, placed where the board's layout wants them
+        self.prompt = prompt
+        self.legal: dict[str, dict[str, Any]] = {}  # what our seat may do now, by kind
+
+    @property
+    def display_options(self) -> Display:
+        return getattr(self.app, "display_options", Display())
+
+    @staticmethod
+    def warm_up() -> None:
+        """Slow preparation (lookup tables...) the app runs in a thread once the table is painted."""
+
+    def show(self, view: dict[str, Any]) -> None:
+        """Read a new view (``legal`` first) and draw it."""
+
+    def open_screens(self, view: dict[str, Any]) -> None:
+        """Open or close the game's decision screens, once the shell has drawn the view too."""
+
+    def info(self, view: Mapping[str, Any], settings: Mapping[str, Any]) -> list[Any]:
+        """The top bar's parts about the game (round, pot, house rules), after the table's name."""
+        return []
+
+    def seat_states(self, view: Mapping[str, Any], base: dict[int, SeatState]) -> list[SeatState]:
+        """The seat panels, left to right, from the shell's ``base`` (who sits where) and the game."""
+        return list(base.values())
+
+    def prompt_for(self, view: Mapping[str, Any], me: int) -> Content:
+        """What our seat should do now, once the shell has nothing more pressing to say."""
+        return Content("")
+
+    def seed_log(self, view: Mapping[str, Any], log: LineLog) -> None:
+        """Start a fresh log with the view's recent events."""
+
+    def add_events(self, events: list[dict[str, Any]], log: LineLog) -> None:
+        """Things that just happened: their log lines, and what they change on the board."""
+
+    def running(self, view: Mapping[str, Any]) -> bool:
+        """Is a game under way (leaving or quitting asks first, the host may end it)?"""
+        return False
+
+    def between_rounds(self, view: Mapping[str, Any]) -> bool:
+        """A game runs but no round is being played (sitting out then plays nothing for us)."""
+        return False
+
+    def over(self, view: Mapping[str, Any]) -> bool:
+        return False
+
+    def decision_key(self, view: Mapping[str, Any]) -> tuple[Any, ...]:
+        """Our pending decision: it changes once the server has played what we sent."""
+        return ()
+
+    def focus_default(self) -> None:
+        """Give the keyboard to the board's main widget."""
+        self.focus()
+
+    def close(self, screen: Screen[Any]) -> None:
+        """Remove ``screen`` (and anything above it) from the stack, without a result."""
+        stack = self.app.screen_stack
+        if screen not in stack:
+            return
+        while self.app.screen is not screen:
+            self.app.pop_screen()
+        self.app.pop_screen()
+
+
+class UnsupportedBoard(Board):
+    """A table of a game this client has no board for: say so, keep the log, chat and leaving."""
+
+    DEFAULT_CSS = "UnsupportedBoard #unsupported { height: 1fr; content-align: center middle; text-align: center; }"
+
+    def compose(self) -> ComposeResult:
+        from . import game_title
+
+        yield Static(Content.assemble((f"This client cannot show {game_title(self.game)} tables.", "bold"),
+                                      ("\nYou can chat here; l leaves the table.", "dim")), id="unsupported")
+        yield self.talk
+        yield self.prompt

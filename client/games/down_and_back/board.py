@@ -1,0 +1,421 @@
+"""Down and Back's board: the pile, the round's discards, your hand, the hand helper; your turn's keys.
+
+The table shell gives it each view; it draws the game, opens the decision
+screens (cut, showdown arrangement), the reveal and the game over screen when
+the view asks for them, and words the game's events in the shell's log.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import Any, Mapping
+
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical
+from textual.content import Content
+from textual.screen import Screen
+
+from ...render import chips, describe_event, result_line
+from ...widgets.basics import LineLog
+from ...widgets.table import SeatState
+from ..board import Board
+from .help import RULES
+from .widgets import DiscardHistory, HandHelper, HandView, PilePanel, recommended_throw
+
+RUNNING = ("cut", "play", "showdown", "waiting")
+
+
+class DownAndBackBoard(Board):
+    RULES = RULES
+    KEY_SCREENS = (
+        ("Cutting the deck", "client.games.down_and_back.cut:CutScreen"),
+        ("Arranging the showdown", "client.games.down_and_back.showdown:ShowdownScreen"),
+        ("The showdown's result", "client.games.down_and_back.showdown:RevealScreen"),
+    )
+    DECIDING_TOGETHER = "Splits"
+
+    # The tooltip is the longer description the help page and the table menu show.
+    BINDINGS = [
+        Binding("s", "take_stock", "Stock", tooltip="take the top card of the stock"),
+        Binding("d", "take_discard", "Take pile", tooltip="take the top card of the discard pile"),
+        Binding("k", "skip", "Skip", tooltip="skip your turn (no take-back rule)"),
+        Binding("e", "call_end", "Call end", tooltip="call the end: this is the last orbit (early-call rule)"),
+        Binding("left", "move(-1)", "Move", show=False, tooltip="move to the card to throw"),
+        Binding("right", "move(1)", "Move", show=False, tooltip="move to the card to throw"),
+        Binding("enter", "throw", "Throw", key_display="⏎", tooltip="throw the card picked"),
+        *[Binding(str(n), f"pick({n})", f"Pick {n}", show=False, tooltip="pick that card to throw")
+          for n in range(1, 9)],
+        Binding("r", "sort('rank')", "Sort", key_display="r/u", tooltip="sort your cards by rank (again: as dealt)"),
+        Binding("u", "sort('suit')", "Sort by suit", show=False, tooltip="sort your cards by suit"),
+        Binding("h", "helper", "Helper", tooltip="hand helper: the best split and its chance to win both"),
+        Binding("v", "last_showdown", "Last showdown", show=False, tooltip="the last showdown again"),
+    ]
+
+    def __init__(self, game: str, talk: Any, prompt: Any) -> None:
+        super().__init__(game, talk, prompt)
+        self.view: dict[str, Any] = {}
+        self.last_showdown: dict[str, Any] | None = None
+        self._overlay: Screen[Any] | None = None
+        self._overlay_kind: str | None = None
+        self._reveal: Screen[Any] | None = None
+        self._over: Screen[Any] | None = None
+        self._last_event: dict[str, Any] | None = None
+
+    @staticmethod
+    def warm_up() -> None:
+        """Build the hand helper's tables (~0.4 s) in a thread once the table is up, not on the first ``h``."""
+        from engine.games.down_and_back import tables
+
+        tables.warm_up()
+
+    def compose(self) -> ComposeResult:
+        with Horizontal(id="middle"):
+            with Vertical(id="pile"):
+                yield PilePanel(id="pile-cards")
+                yield DiscardHistory(id="discards")
+            with Vertical(id="side"):
+                yield HandHelper(id="helper")
+                yield self.talk
+        with Horizontal(id="bottom"):
+            yield HandView(id="hand", classes="board-focus")
+            yield self.prompt
+
+    def focus_default(self) -> None:
+        hand = self.query_one(HandView)
+        if hand.display:
+            hand.focus()
+        else:
+            self.focus()
+
+    @property
+    def pending(self) -> bool:
+        return bool(getattr(self.screen, "pending", False))
+
+    def _play(self, action: dict[str, Any]) -> None:
+        self.screen.play(action)  # type: ignore[attr-defined]
+
+    # ------------------------------------------------------------ the view
+
+    def show(self, view: dict[str, Any]) -> None:
+        self.view = view
+        me = view.get("seat")
+        phase = view.get("phase", "lobby")
+        self.can_focus = me is None  # a spectator's keys (v) work with the board focused
+        self.legal = {entry["kind"]: entry for entry in view.get("legal", [])}
+        dealt = phase in ("play", "showdown", "waiting", "over") and view.get("round")
+        self.query_one(PilePanel).show((view.get("discard_pile") or [None])[-1] if dealt else None,
+                                       view.get("stock_count") if dealt else None)
+        self.query_one(DiscardHistory).discards = (
+            tuple((d["seat"], d["card"]) for d in view.get("round_discards") or ()) if dealt else ())
+
+        hand = self.query_one(HandView)
+        hand.display = me is not None
+        hand.cards = tuple(view.get("hand") or ())
+        if hand.fresh not in hand.cards:
+            hand.fresh = None
+        picking = frozenset(self.legal["discard"]["cards"]) if "discard" in self.legal else frozenset()
+        helper = self.query_one(HandHelper)
+        helper.opponents = max(1, sum(1 for p in view.get("players", []) if p.get("in_round")) - 1)
+        helper.cards, helper.allowed = hand.cards, picking
+        if picking != hand.picking:
+            hand.picking = picking
+            hand.picked = self._first_pick(hand, helper, picking) if picking else None
+
+    def open_screens(self, view: dict[str, Any]) -> None:
+        """Open or close the decision screens (cut, split), the reveal and the game over screen."""
+        self._sync_overlays(view, view.get("phase", "lobby"))
+
+    @staticmethod
+    def _first_pick(hand: HandView, helper: HandHelper, picking: frozenset[str]) -> str | None:
+        """Where the cursor starts: the helper's throw when it is shown, else the card just drawn.
+
+        A drawn card that may not be thrown back (no take-back) gets no cursor:
+        Enter then throws nothing until the player picks, so no card goes silently.
+        """
+        if helper.display and len(hand.cards) == 8:
+            return recommended_throw(hand.cards, picking)
+        return hand.fresh if hand.fresh in picking else None
+
+    def info(self, view: Mapping[str, Any], settings: Mapping[str, Any]) -> list[Any]:
+        parts: list[Any] = []
+        if view.get("phase") == "lobby":
+            if settings.get("ante"):
+                parts.append((f"  ante {settings['ante']}, stack {chips(settings.get('stack', 0))}", "dim"))
+        else:
+            parts.append(f"  Round {view.get('round', 0)}")
+            orbit = self._orbit(view, settings)
+            if orbit:
+                parts.append((orbit, "dim"))
+            parts.append(("  Pot ", "dim"))
+            parts.append((chips(view.get("pot", 0)), "bold #87d787"))
+            if settings.get("ante"):
+                parts.append((f"  ante {settings['ante']}", "dim"))
+        rules = [label for key, label in (("early_call", "early call"), ("no_take_back", "no take-back"))
+                 if settings.get(key)]
+        if settings.get("turns") == 7:
+            rules.insert(0, "7 turns")
+        if rules:
+            parts.append(("  " + ", ".join(rules), "dim italic"))
+        return parts
+
+    @staticmethod
+    def _orbit(view: Mapping[str, Any], settings: Mapping[str, Any]) -> str:
+        """", turn 4 of 6" while cards are drawn: the orbit the table is on (", last turn" once called)."""
+        if view.get("phase") != "play":
+            return ""
+        taken = [p.get("turns_taken", 0) for p in view.get("players", []) if p.get("in_round")]
+        if not taken:
+            return ""
+        turns = settings.get("turns", 6)
+        if view.get("called_by") is not None:
+            return ", last turn"
+        return f", turn {min(min(taken) + 1, turns)} of {turns}"
+
+    def seat_states(self, view: Mapping[str, Any], base: dict[int, SeatState]) -> list[SeatState]:
+        phase = view.get("phase")
+        players = {p["seat"]: p for p in view.get("players", [])}
+        to_act = set(view.get("to_act") or ())
+        shown = []
+        for seat, state in base.items():
+            p = players.get(seat)
+            if p is None:
+                shown.append(state)
+                continue
+            shown.append(replace(
+                state, stack=p.get("stack"), cards=p.get("cards", 0),
+                dealer=view.get("dealer") == seat and phase != "lobby",
+                turn=(phase == "play" and view.get("turn") == seat) or (phase == "cut" and view.get("cutter") == seat),
+                out=bool(p.get("out")), in_round=p.get("in_round", True),
+                decided="split in" if p.get("submitted") else "",
+                deciding="splitting" if phase == "showdown" and seat in to_act else "",
+            ))
+        return shown
+
+    def running(self, view: Mapping[str, Any]) -> bool:
+        return view.get("phase") in RUNNING
+
+    def between_rounds(self, view: Mapping[str, Any]) -> bool:
+        return view.get("phase") == "waiting"
+
+    def over(self, view: Mapping[str, Any]) -> bool:
+        return view.get("phase") == "over"
+
+    def decision_key(self, view: Mapping[str, Any]) -> tuple[Any, ...]:
+        return (view.get("round"), view.get("phase"), view.get("turn"), view.get("step"),
+                tuple(sorted(entry["kind"] for entry in view.get("legal", []))))
+
+    def prompt_for(self, view: Mapping[str, Any], me: int) -> Content:
+        phase = view.get("phase")
+        legal = self.legal
+        d = self.display_options
+        names = getattr(self.screen, "names", {})
+        name = lambda seat: Content.styled(names.get(seat, "?"), "bold")  # noqa: E731
+        key = lambda k: Content.styled(k, "bold #ffd75f")  # noqa: E731
+        if phase == "cut":
+            if "cut" in legal:
+                return Content.styled("Cut the deck.", "bold")
+            return Content.assemble(name(view.get("cutter")), " is cutting the deck.")
+        if phase == "play":
+            if "discard" in legal:
+                kept = self._kept_back()
+                if kept is not None:
+                    return Content.assemble(("Throw (not ", "bold"), d.card(kept), ("):", "bold"), "\n", key("1-8"),
+                                            " or ", key(d.arrows), " then ", key(d.enter), ("\nno take-back rule", "dim"))
+                return Content.assemble(("Throw a card:", "bold"), "\n", key("1-8"), " or ", key(d.arrows),
+                                        " then ", key(d.enter))
+            if "take_stock" in legal:
+                parts: list[Any] = [("Your turn.", "bold"), "\n", key("s"), " take from stock"]
+                if "take_discard" in legal and view.get("discard_pile"):
+                    parts += ["\n", key("d"), " take ", d.card(view["discard_pile"][-1])]
+                if "skip" in legal:
+                    parts += ["\n", key("k"), " skip"]
+                if "call_end" in legal:
+                    parts += ["\n", key("e"), " call the end"]
+                return Content.assemble(*parts)
+            return Content.assemble(name(view.get("turn")), " to play.")
+        if phase == "showdown":
+            if "split" in legal:
+                return Content.styled("Split your cards 4 + 3.", "bold")
+            waiting = [names.get(s, "?") for s in view.get("to_act") or []]
+            return Content.assemble("Showdown: waiting for\n", Content(", ".join(waiting)))
+        if phase == "waiting":
+            if self.last_showdown is not None:
+                return Content.assemble(result_line(self.last_showdown, names), "\n",
+                                        key("v"), (" see the showdown", "dim"))
+            return Content.styled("The next round starts soon.", "dim")
+        if phase == "over":
+            return Content.styled("The game is over.", "bold")
+        return Content("")
+
+    # ------------------------------------------------------------ overlays
+
+    def _sync_overlays(self, view: dict[str, Any], phase: str) -> None:
+        from .cut import CutScreen
+        from .showdown import ShowdownScreen
+
+        want = "cut" if "cut" in self.legal else "split" if "split" in self.legal else None
+        if self._overlay is not None and (self._overlay_kind != want or self.pending):
+            self.close(self._overlay)
+            self._overlay = self._overlay_kind = None
+        if self.legal and self._reveal is not None:
+            self.close(self._reveal)
+            self._reveal = None
+        if want and self._overlay is None and not self.pending:
+            if want == "cut":
+                cut = self.legal["cut"]
+                screen: Screen[Any] = CutScreen(cut.get("min", 4), cut.get("max", 48))
+            else:
+                others = max(1, len(view.get("to_act") or []) + sum(
+                    1 for p in view.get("players", []) if p.get("submitted")) - 1)
+                screen = ShowdownScreen(tuple(view.get("hand") or ()), others)
+            self._overlay, self._overlay_kind = screen, want
+            self.app.push_screen(screen, callback=self._overlay_done)
+        if self._overlay is not None:
+            self._overlay.set_deadline(view.get("deadline_ms"))  # type: ignore[attr-defined]
+        if phase == "over" and self._over is None:
+            from .gameover import GameOverScreen
+
+            self._over = GameOverScreen(view)
+            self.app.push_screen(self._over)
+
+    def _overlay_done(self, action: dict[str, Any] | None) -> None:
+        self._overlay = self._overlay_kind = None
+        if action is not None:
+            self._play(action)
+
+    def show_reveal(self, showdown: dict[str, Any]) -> None:
+        from .showdown import RevealScreen
+
+        if self._reveal is not None:
+            self.close(self._reveal)
+        if self._overlay is not None:  # a split that timed out: the decision is over, the result stays
+            self.close(self._overlay)
+            self._overlay = self._overlay_kind = None
+        self._reveal = RevealScreen(showdown, dict(getattr(self.screen, "names", {})), self.view.get("seat"))
+        self.app.push_screen(self._reveal, callback=lambda _: setattr(self, "_reveal", None))
+
+    # ------------------------------------------------------------ events
+
+    def seed_log(self, view: Mapping[str, Any], log: LineLog) -> None:
+        """A fresh screen (we joined, came back, or the client restarted): start the log with
+        the view's recent events of this round, so coming back does not lose the context."""
+        names = getattr(self.screen, "names", {})
+        for event in view.get("log") or ():
+            line = describe_event(event, names, self.display_options, view.get("seat"))
+            if line is not None and event.get("kind") != "reveal":
+                log.write(line)
+
+    def add_events(self, events: list[dict[str, Any]], log: LineLog) -> None:
+        me = self.view.get("seat")
+        names = getattr(self.screen, "names", {})
+        hand = self.query_one(HandView)
+        for event in events:
+            kind = event.get("kind")
+            if kind == "reveal":
+                continue  # shown together in the reveal screen and the result line
+            if event.get("seat") == me and me is not None:
+                if kind == "take_stock" and event.get("card"):
+                    hand.fresh = event["card"]
+                elif kind == "take_discard":
+                    hand.fresh = event.get("card")
+                elif kind == "discard":
+                    hand.fresh = None
+            line = describe_event(event, names, self.display_options, me)
+            if line is None:
+                continue
+            last = self._last_event
+            self._last_event = event
+            if kind == "discard" and last is not None and last.get("seat") == event.get("seat") \
+                    and last.get("kind") in ("take_stock", "take_discard") and log.lines:
+                # One line per turn ("Ann takes from the stock, throws 7♥"): fewer lines to repaint.
+                verb = " throw " if event.get("seat") == me else " throws "
+                log.replace_last(Content.assemble(log.lines[-1], ",", verb, self.display_options.card(event["card"])))
+            else:
+                log.write(line)
+            if kind == "result":
+                self.last_showdown = event
+                self.show_reveal(event)
+        if hand.picking and hand.picked is None:  # the view came before the news of our draw
+            hand.picked = self._first_pick(hand, self.query_one(HandHelper), hand.picking)
+
+    # ------------------------------------------------------------ keys
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        view = self.view
+        kinds = {"take_stock": "take_stock", "take_discard": "take_discard", "skip": "skip", "call_end": "call_end"}
+        if action in kinds:
+            return kinds[action] in self.legal and not self.pending
+        if action in ("move", "pick", "throw"):
+            return "discard" in self.legal and not self.pending
+        if action in ("sort", "helper"):
+            return view.get("seat") is not None and bool(view.get("hand"))
+        if action == "last_showdown":
+            return self.last_showdown is not None
+        return True
+
+    def action_take_stock(self) -> None:
+        self._play({"kind": "take_stock"})
+
+    def action_take_discard(self) -> None:
+        self._play({"kind": "take_discard"})
+
+    def action_skip(self) -> None:
+        self._play({"kind": "skip"})
+
+    def action_call_end(self) -> None:
+        self._play({"kind": "call_end"})
+
+    def _kept_back(self) -> str | None:
+        """The card just taken from the pile when the rules forbid throwing it straight back."""
+        hand = self.query_one(HandView)
+        return hand.fresh if hand.picking and hand.fresh in hand.cards and hand.fresh not in hand.picking else None
+
+    def _say_not_that(self, card: str) -> None:
+        self.notify(f"{self.display_options.card_text(card)} came from the pile: the no take-back rule keeps it "
+                    "this turn. Pick another card.", title="Not that card", severity="warning", timeout=4)
+
+    def action_pick(self, number: int) -> None:
+        hand = self.query_one(HandView)
+        shown = hand.shown
+        if not 1 <= number <= len(shown):
+            return
+        if shown[number - 1] in hand.picking:
+            hand.picked = shown[number - 1]
+        else:
+            self._say_not_that(shown[number - 1])
+
+    def action_move(self, step: int) -> None:
+        hand = self.query_one(HandView)
+        choices = [c for c in hand.shown if c in hand.picking]
+        if not choices:
+            return
+        if hand.picked not in choices:  # no cursor yet: start at the end the arrow points from
+            hand.picked = choices[0 if step > 0 else -1]
+            return
+        hand.picked = choices[(choices.index(hand.picked) + step) % len(choices)]
+
+    def action_throw(self) -> None:
+        hand = self.query_one(HandView)
+        if hand.picked in hand.picking:
+            self._play({"kind": "discard", "card": hand.picked})
+            return
+        kept = self._kept_back()
+        if kept is not None:
+            self._say_not_that(kept)
+        else:
+            self.notify("Pick the card to throw first: 1-8 or the arrows.", severity="warning", timeout=3)
+
+    def action_sort(self, order: str) -> None:
+        hand = self.query_one(HandView)
+        hand.order = "dealt" if hand.order == order else order
+        self.notify(f"Cards sorted by {hand.order if hand.order != 'dealt' else 'the order you got them'}",
+                    timeout=1.5)
+
+    def action_helper(self) -> None:
+        helper = self.query_one(HandHelper)
+        helper.display = not helper.display
+
+    def action_last_showdown(self) -> None:
+        if self.last_showdown is not None:
+            self.show_reveal(self.last_showdown)
