@@ -40,6 +40,7 @@ from .messages import (
     ViewChanged,
 )
 from .config import ClientConfig
+from .games import DEFAULT_GAME
 from .render import Display, clean_data, plain
 from .screens.lobby import LobbyScreen
 from .screens.table import TableScreen
@@ -61,6 +62,14 @@ def terminal_attached() -> bool:
         return all(stream is not None and stream.isatty() for stream in (sys.__stdin__, sys.__stdout__))
     except ValueError:  # a closed stream
         return False
+
+
+def game_defaults(game: str) -> dict[str, Any]:
+    """``game``'s settings as a table has them when the request left them out (its engine's defaults)."""
+    from engine.games import GAMES
+
+    known = GAMES.get(game)
+    return known.settings({}).to_data() if known is not None else {}
 
 
 def desktop_notification(title: str, body: str, environ: Mapping[str, str]) -> str:
@@ -371,7 +380,7 @@ class DabApp(App[None]):
             settings = fields.get("settings")
             wire = settings.to_wire() if hasattr(settings, "to_wire") else dict(settings or {})
             chosen = {key: value for key, value in wire.items() if value is not None}  # nil: the server's default
-            self.table_settings[result["table_id"]] = {"ante": 10, "stack": 1000, "turns": 6, **chosen}
+            self.table_settings[result["table_id"]] = {**game_defaults(chosen.get("game") or DEFAULT_GAME), **chosen}
             if self.table_screen is not None and self.table_screen.view is not None:
                 self.table_screen.view = self.table_screen.view  # show the settings
 

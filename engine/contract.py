@@ -152,6 +152,9 @@ class SettingField:
     ``choices`` lists every allowed value when there are few; otherwise
     ``minimum`` / ``maximum`` bound an integer. The game's settings class is
     the one place that checks them (its ``from_data`` raises :class:`InvalidAction`).
+    ``label`` is the setting's short name ("Early call"); ``hint`` says what a
+    choice means where the name alone does not ("end drawing with this orbit";
+    for two choices, what the second one is: "Seven turns instead of six").
     """
 
     name: str
@@ -160,6 +163,7 @@ class SettingField:
     minimum: int | None = None
     maximum: int | None = None
     choices: tuple[int | bool, ...] | None = None
+    hint: str = ""
 
 
 class Settings(Protocol):

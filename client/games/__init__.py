@@ -15,6 +15,8 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from .board import Board
 
+DEFAULT_GAME = "down-and-back"  # what a server that does not name its tables' game plays (protocol v1)
+
 BOARDS: dict[str, str] = {"down-and-back": "client.games.down_and_back.board:DownAndBackBoard"}
 """Game name -> ``module:class`` of its board."""
 

@@ -17,8 +17,9 @@ from textual.content import Content
 from textual.reactive import var
 from textual.screen import ModalScreen, Screen
 from textual.validation import Integer
-from textual.widgets import Button, Checkbox, DataTable, Footer, Input, Label, Static
+from textual.widgets import Button, Checkbox, DataTable, Footer, Input, Label, Select, Static
 
+from ..games import DEFAULT_GAME, game_title
 from ..session import CONNECTED
 from ..messages import SendRequest
 from ..widgets.basics import TooSmall
@@ -59,13 +60,26 @@ def literal(text: str, style: str = "") -> Text:
     return Text(clean, style=style)
 
 
-HOUSE_RULES = (("turns", 7, "7 turns"), ("early_call", True, "early call"), ("no_take_back", True, "no take-back"))
 TABLE_NAME_MAX = 40  # the server's limit (server/text.py); longer names are cut there
 
 
+def game_of(settings: dict[str, Any]) -> Any:
+    """The engine's game for a table's settings, or ``None`` for a game the engine here does not know."""
+    from engine.games import GAMES
+
+    return GAMES.get(settings.get("game") or DEFAULT_GAME)
+
+
 def rules_label(settings: dict[str, Any]) -> str:
-    """The house rules in words ("7 turns, early call"), or "standard rules"."""
-    return ", ".join(label for key, on, label in HOUSE_RULES if settings.get(key) == on) or "standard rules"
+    """The choices away from the game's defaults in words ("7 turns, early call"), or "standard rules"."""
+    game = game_of(settings)
+    words = []
+    for field in game.setting_fields if game is not None else ():
+        value = settings.get(field.name, field.default)
+        if field.choices is None or value == field.default:
+            continue
+        words.append(field.label.lower() if value is True else f"{value} {field.label.lower()}")
+    return ", ".join(words) or "standard rules"
 
 
 def players_label(names: list[str], width: int, ellipsis: str = "…") -> str:
@@ -94,6 +108,7 @@ def default_table_name(player_name: str) -> str:
 
 
 def stakes_label(settings: dict[str, Any]) -> str:
+    """The game's numbers ("10/1000": ante and stack), the server's default where it sent none."""
     def short(n: int) -> str:
         if n >= 1_000_000 and n % 1_000_000 == 0:
             return f"{n // 1_000_000}M"
@@ -101,10 +116,23 @@ def stakes_label(settings: dict[str, Any]) -> str:
             return f"{n // 1000}k"
         return str(n)
 
-    return f"{short(settings.get('ante', 10))}/{short(settings.get('stack', 1000))}"
+    game = game_of(settings)
+    numbers = [f for f in game.setting_fields if f.choices is None] if game is not None else []
+    return "/".join(short(settings.get(f.name) or f.default) for f in numbers) or "-"
 
 
-COLUMNS = (("Table", 17), ("Players", PLAYERS_WIDTH := 22), ("Seats", 5), ("Ante/stack", 10), ("State", 16))
+def stakes_title() -> str:
+    """The stakes column's title: the first game's numbers ("Ante/stack")."""
+    game = game_of({})
+    labels = [f.label for f in game.setting_fields if f.choices is None] if game is not None else []
+    return "/".join([*labels[:1], *(label.lower() for label in labels[1:])]) or "Stakes"
+
+
+PLAYERS_WIDTH = 22
+
+
+def lobby_columns() -> tuple[tuple[str, int], ...]:
+    return (("Table", 17), ("Players", PLAYERS_WIDTH), ("Seats", 5), (stakes_title(), 10), ("State", 16))
 
 
 class LobbyScreen(Screen[None]):
@@ -132,7 +160,7 @@ class LobbyScreen(Screen[None]):
 
     def on_mount(self) -> None:
         table = self.query_one(DataTable)
-        for label, width in COLUMNS:
+        for label, width in lobby_columns():
             table.add_column(label, width=width, key=label.lower())
         self._show_title()
         self._fill(self.tables)
@@ -267,6 +295,13 @@ class LobbyScreen(Screen[None]):
         self.app.push_screen(CreateTableScreen(getattr(self.app, "player_name", "")), callback=done)
 
 
+def box_label(field: Any) -> str:
+    """A choice's box: "Early call (end drawing with this orbit)"; for two numbers, the second's words."""
+    if field.choices == (False, True):
+        return f"{field.label} ({field.hint})" if field.hint else field.label
+    return field.hint or f"{field.label}: {field.choices[-1]}"
+
+
 class OnOffBox(Checkbox):
     """A checkbox that reads on or off without colour: ``[x]`` or ``[ ]`` (``▐X▌`` looks the same both ways)."""
 
@@ -276,41 +311,88 @@ class OnOffBox(Checkbox):
         return Content.assemble("[", ("x" if self.value else " ", style), "]")
 
 
+def form_games() -> list[str]:
+    """The games a new table may play: those the engine knows and this client has a board for."""
+    from engine.games import GAMES
+
+    from ..games import BOARDS
+
+    return [name for name in GAMES if name in BOARDS]
+
+
+def wire_settings(game: str, seats: int, rules: dict[str, Any]) -> Any:
+    """The ``create_table`` settings for ``game``'s validated ``rules`` (protocol v1: flat, one game)."""
+    from protocol import messages as m
+
+    return m.TableSettings(seats=seats, **rules)
+
+
 class CreateTableScreen(ModalScreen[dict[str, Any] | None]):
-    """Name, ante, stack, seats, the house rules and an optional private code."""
+    """Name, the game (when there is a choice), its settings, seats and an optional private code.
+
+    The game's own settings come from its :attr:`~engine.contract.GameType.setting_fields`:
+    a number with limits is a line to type in, a choice of two a box to tick.
+    """
 
     BINDINGS = [Binding("escape", "cancel", "Cancel"), Binding("ctrl+s", "create", "Create"),
                 Binding("ctrl+g", "generate", "Generate a code")]
 
-    def __init__(self, player_name: str) -> None:
+    def __init__(self, player_name: str, games: list[str] | None = None) -> None:
         super().__init__()
         self.player_name = player_name
+        self.games = games if games is not None else form_games()
+        self.game = self.games[0] if self.games else DEFAULT_GAME
+        self._typed: dict[str, str] = {}  # the name and code, kept when another game is chosen
+
+    @property
+    def game_type(self) -> Any:
+        from engine.games import find_game
+
+        return find_game(self.game)
 
     def compose(self) -> ComposeResult:
+        game = self.game_type
+        lines = [f for f in game.setting_fields if f.choices is None or len(f.choices) > 2]
+        boxes = [f for f in game.setting_fields if f.choices is not None and len(f.choices) == 2]
         yield TooSmall()
         with Vertical(classes="dialog", id="create"):
             yield Static(Content.styled("New table", "bold"))
             with Grid(id="create-grid"):
                 yield Label("Name")
-                yield Input(default_table_name(self.player_name), id="name", max_length=TABLE_NAME_MAX,
-                            compact=True)
-                yield Label("Ante")
-                yield Input("10", id="ante", type="integer", validators=[Integer(1, 1_000_000)], compact=True)
-                yield Label("Stack")
-                yield Input("1000", id="stack", type="integer", validators=[Integer(1, 1_000_000_000)],
-                            compact=True)
-                yield Label("Seats (2-5)")
-                yield Input("5", id="seats", type="integer", validators=[Integer(2, 5)], compact=True)
+                yield Input(self._typed.get("name", default_table_name(self.player_name)), id="name",
+                            max_length=TABLE_NAME_MAX, compact=True)
+                if len(self.games) > 1:
+                    yield Label("Game")
+                    yield Select([(game_title(name), name) for name in self.games], value=self.game,
+                                 allow_blank=False, id="game", compact=True)
+                for field in lines:
+                    yield Label(field.label)
+                    if field.choices is None:
+                        yield Input(str(field.default), id=field.name, type="integer",
+                                    validators=[Integer(field.minimum, field.maximum)], compact=True)
+                    else:
+                        yield Select([(str(choice), choice) for choice in field.choices], value=field.default,
+                                     allow_blank=False, id=field.name, compact=True)
+                yield Label(f"Seats ({game.min_seats}-{game.max_seats})")
+                yield Input(str(game.max_seats), id="seats", type="integer",
+                            validators=[Integer(game.min_seats, game.max_seats)], compact=True)
                 yield Label("Private code")
-                yield Input(id="code", max_length=32, placeholder="(none: anyone may join)", compact=True)
-            yield OnOffBox("Seven turns instead of six", id="seven", compact=True)
-            yield OnOffBox("Early call (end drawing with this orbit)", id="early", compact=True)
-            yield OnOffBox("No take-back (may skip instead)", id="ntb", compact=True)
-            yield Static(code_strength("")[1], id="code-strength", markup=False)
+                yield Input(self._typed.get("code", ""), id="code", max_length=32,
+                            placeholder="(none: anyone may join)", compact=True)
+            for field in boxes:
+                yield OnOffBox(box_label(field), field.default == field.choices[-1], id=field.name, compact=True)
+            yield Static(code_strength(self._typed.get("code", ""))[1], id="code-strength", markup=False)
             yield Static(id="create-error", markup=False)
             with Horizontal(classes="buttons"):
                 yield Button("Create", id="ok", variant="primary", compact=True)
                 yield Button("Cancel", id="cancel", compact=True)
+
+    @on(Select.Changed, "#game")
+    async def _game_chosen(self, event: Select.Changed) -> None:
+        if event.value != self.game and event.value in self.games:
+            self._typed = {key: self.query_one(f"#{key}", Input).value for key in ("name", "code")}
+            self.game = str(event.value)
+            await self.recompose()
 
     def _number(self, widget_id: str, low: int, high: int, what: str) -> int:
         text = self.query_one(f"#{widget_id}", Input).value.strip()
@@ -319,21 +401,28 @@ class CreateTableScreen(ModalScreen[dict[str, Any] | None]):
         return int(text)
 
     def fields(self) -> dict[str, Any]:
-        """The create_table request fields; ``ValueError`` says what is wrong."""
-        ante = self._number("ante", 1, 1_000_000, "The ante")
-        stack = self._number("stack", 1, 1_000_000_000, "The stack")
-        seats = self._number("seats", 2, 5, "Seats")
-        if stack < ante:
-            raise ValueError("The starting stack must be at least the ante")
-        from protocol import messages as m
+        """The create_table request fields; ``ValueError`` says what is wrong (the game's own words
+        for a combination its settings refuse)."""
+        from engine.errors import InvalidAction
 
-        settings = m.TableSettings(
-            ante=ante, stack=stack, seats=seats, turns=7 if self.query_one("#seven", Checkbox).value else 6,
-            early_call=self.query_one("#early", Checkbox).value,
-            no_take_back=self.query_one("#ntb", Checkbox).value,
-        )
+        game = self.game_type
+        rules: dict[str, Any] = {}
+        for field in game.setting_fields:
+            if field.choices is None:
+                rules[field.name] = self._number(field.name, field.minimum, field.maximum, field.label)
+            elif len(field.choices) > 2:
+                rules[field.name] = self.query_one(f"#{field.name}", Select).value
+            else:
+                ticked = self.query_one(f"#{field.name}", Checkbox).value
+                rules[field.name] = field.choices[-1] if ticked else field.choices[0]
+        seats = self._number("seats", game.min_seats, game.max_seats, "Seats")
+        try:
+            rules = game.settings(rules).to_data()
+        except InvalidAction as exc:
+            raise ValueError(str(exc)[:1].upper() + str(exc)[1:]) from None
         code = self.query_one("#code", Input).value.strip() or None
-        return {"name": self.query_one("#name", Input).value.strip(), "settings": settings, "private_code": code}
+        return {"name": self.query_one("#name", Input).value.strip(), "settings": wire_settings(self.game, seats, rules),
+                "private_code": code}
 
     def action_create(self) -> None:
         try:

@@ -25,7 +25,7 @@ from textual.widgets import Footer, Input, Static
 
 from protocol.messages import SERVER_NAME
 
-from ..games import board_class
+from ..games import DEFAULT_GAME, board_class
 from ..games.board import Board
 from ..messages import PlayAction, RequestRejected, SendRequest
 from ..render import Display, seat_names
@@ -34,7 +34,6 @@ from ..widgets.table import Prompt, SeatPanel, SeatState
 
 MAX_SEATS = 5
 SIT_OUT = "sit out: played for you, not dealt in; again: back in"
-DEFAULT_GAME = "down-and-back"  # what a server that does not name its tables' game plays
 
 
 class ChatInput(Input):

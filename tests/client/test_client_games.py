@@ -6,6 +6,8 @@ from typing import Any
 
 import pytest
 
+import engine.games as engine_games
+from engine.contract import SettingField
 from protocol import messages as m
 from tui_helpers import screen_text, table_ready, wait_for
 
@@ -47,3 +49,58 @@ async def test_down_and_back_tables_get_its_board_also_from_a_server_that_names_
         await wait_for(pilot, lambda: table_ready(app), what="table")
         assert isinstance(app.table_screen.board, DownAndBackBoard)
         assert "You host this table" in screen_text(app)
+
+
+class _Settings(dict):
+    def to_data(self) -> dict[str, Any]:
+        return dict(self)
+
+
+class _PegGame:
+    """A stand-in second game: only what a lobby's form asks of a GameType."""
+
+    name, title, min_seats, max_seats = "peg-test", "Peg Test", 2, 3
+    setting_fields = (SettingField("stake", "Stake", 5, minimum=1, maximum=100),
+                      SettingField("target", "Game to", 121, choices=(61, 91, 121)),
+                      SettingField("muggins", "Muggins", False, choices=(False, True), hint="claim missed points"))
+
+    def settings(self, data: Any = None) -> _Settings:
+        return _Settings({f.name: f.default for f in self.setting_fields}, **(data or {}))
+
+
+async def test_the_new_table_form_offers_a_game_choice_and_asks_the_game_for_its_fields(monkeypatch):
+    from textual.widgets import Input, Select
+
+    from client.screens.lobby import CreateTableScreen
+
+    monkeypatch.setitem(engine_games._registry(), _PegGame.name, _PegGame())
+    monkeypatch.setitem(games.BOARDS, _PegGame.name, "client.games.board:UnsupportedBoard")
+    app = DabApp(frozen_clock=True, player_name="Ann", server_label="test")
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_for(pilot, lambda: app.lobby.is_mounted, what="lobby")
+        await pilot.press("n")
+        form = await wait_for(pilot, lambda: isinstance(app.screen, CreateTableScreen) and app.screen, what="form")
+        await pilot.pause()
+        text = screen_text(app)
+        assert "Game" in text and "Down and Back" in text and "Ante" in text and "Seats (2-5)" in text
+        assert "Early call (end drawing with this orbit)" in text and "Seven turns instead of six" in text
+        form.query_one("#name", Input).value = "Pegs"
+        form.query_one("#game", Select).value = _PegGame.name
+        await wait_for(pilot, lambda: "Stake" in screen_text(app), what="the other game's fields")
+        text = screen_text(app)
+        assert "Game to" in text and "Muggins (claim missed points)" in text and "Seats (2-3)" in text
+        assert not form.query("#ante") and not form.query("#turns") and "Seven turns" not in text
+        assert form.query_one("#name", Input).value == "Pegs"  # what was typed stays
+
+
+async def test_a_single_game_has_no_game_choice():
+    from client.screens.lobby import CreateTableScreen, form_games
+
+    assert form_games() == ["down-and-back"]
+    app = DabApp(frozen_clock=True, player_name="Ann", server_label="test")
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_for(pilot, lambda: app.lobby.is_mounted, what="lobby")
+        await pilot.press("n")
+        form = await wait_for(pilot, lambda: isinstance(app.screen, CreateTableScreen) and app.screen, what="form")
+        await pilot.pause()
+        assert not form.query("#game") and "Stack" in screen_text(app)

@@ -57,10 +57,10 @@ async def test_create_private_table_with_house_rules_and_join_by_code(make_app, 
         form.query_one("#stack", Input).value = "500"
         form.query_one("#seats", Input).value = "3"
         form.query_one("#code", Input).value = "sesame"
-        for box in ("#seven", "#early", "#ntb"):
+        for box in ("#turns", "#early_call", "#no_take_back"):
             form.query_one(box, Checkbox).focus()
             await pilot.press("space")
-        assert all(form.query_one(box, Checkbox).value for box in ("#seven", "#early", "#ntb"))
+        assert all(form.query_one(box, Checkbox).value for box in ("#turns", "#early_call", "#no_take_back"))
         await pilot.press("ctrl+s")
         await wait_for(pilot, lambda: table_ready(ann), what="created")
         assert ann.table_settings[ann.table_id] == {"ante": 20, "stack": 500, "seats": 3, "turns": 7,
@@ -133,7 +133,7 @@ async def test_lobby_rough_edges_rules_in_words_players_privacy_and_checkboxes(m
             await wait_for(pilot, lambda: screen_name(app) == "CreateTableScreen")
             form = app.screen
             assert isinstance(form, CreateTableScreen)
-            box = form.query_one("#seven", OnOffBox)
+            box = form.query_one("#turns", OnOffBox)
             await pilot.pause()
             assert "[ ] Seven turns" in screen_text(app)
             box.value = True

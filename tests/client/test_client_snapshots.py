@@ -155,7 +155,7 @@ def test_new_table_form_snapshot(snap_compare, ascii):
     """The house-rule boxes read [x] or [ ] (one is ticked), not the same mark in two colours."""
     async def run_before(pilot) -> None:
         await in_lobby(("n",))(pilot)
-        pilot.app.screen.query_one("#early").value = True
+        pilot.app.screen.query_one("#early_call").value = True
         await pilot.pause()
 
     assert snap_compare(make_app(ascii), run_before=run_before, terminal_size=(80, 24))

@@ -47,10 +47,10 @@ _DRAW_ALLOWED: dict[tuple[bool, bool, bool], dict[str, None]] = {
 
 SETTING_FIELDS = (
     SettingField("ante", "Ante", 10, minimum=1, maximum=MAX_ANTE),
-    SettingField("stack", "Starting stack", 1000, minimum=1, maximum=MAX_STACK),
-    SettingField("turns", "Turns", 6, choices=(6, 7)),
-    SettingField("early_call", "Early call", False, choices=(False, True)),
-    SettingField("no_take_back", "No take-back", False, choices=(False, True)),
+    SettingField("stack", "Stack", 1000, minimum=1, maximum=MAX_STACK),
+    SettingField("turns", "Turns", 6, choices=(6, 7), hint="Seven turns instead of six"),
+    SettingField("early_call", "Early call", False, choices=(False, True), hint="end drawing with this orbit"),
+    SettingField("no_take_back", "No take-back", False, choices=(False, True), hint="may skip instead"),
 )
 """The settings' one owner: names, defaults and limits (:class:`Settings` checks them)."""
 _DEFAULTS = {f.name: f.default for f in SETTING_FIELDS}
