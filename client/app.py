@@ -29,6 +29,8 @@ from textual.binding import Binding
 from textual.reactive import var
 from textual.screen import Screen
 
+from protocol import messages as m
+
 from .messages import (
     ChatArrived,
     ConnectionChanged,
@@ -131,7 +133,7 @@ class DabApp(App[None]):
         self.fatal_error: str | None = None
         self.on_table_painted = on_table_painted
         self.on_view = on_view
-        self.requests_sent: list[tuple[str, dict[str, Any]]] = []
+        self.requests_sent: list[tuple[type[m.Request], dict[str, Any]]] = []
         self.table_settings: dict[str, dict[str, Any]] = {}  # table id -> settings, from the lobby
         self._board_warm = False
         self.expect_table = expect_table  # the session is already seated (practice): no lobby first
@@ -200,7 +202,7 @@ class DabApp(App[None]):
     def _listen(self, session: Session) -> None:
         self.connection_state = CONNECTED
         session.listen(self.receive)
-        self._send("ListTables", {})  # the table list comes pushed; the balance only with a list request
+        self._send(m.ListTables, {})  # the table list comes pushed; the balance only with a list request
 
     def _watch_terminal(self) -> None:
         """Leave when the terminal goes away (SIGHUP, or a hang-up on standard input).
@@ -249,8 +251,6 @@ class DabApp(App[None]):
 
     def receive(self, item: Any) -> None:
         """The session's listener: one push or status change -> one Textual message."""
-        from protocol import messages as m
-
         if isinstance(item, Status):
             self.post_message(ConnectionChanged(item.state, plain(item.text), item.attempt))
         elif isinstance(item, m.View):
@@ -334,15 +334,13 @@ class DabApp(App[None]):
 
     def on_play_action(self, message: PlayAction) -> None:
         message.stop()
-        self._send("Act", {"action": message.action})
+        self._send(m.Act, {"action": message.action})
 
-    def _send(self, kind: str, fields: dict[str, Any]) -> None:
+    def _send(self, kind: type[m.Request], fields: dict[str, Any]) -> None:
         self.requests_sent.append((kind, fields))
         self.run_worker(self._request(kind, fields), group="net", exit_on_error=False)
 
-    async def _request(self, kind: str, fields: dict[str, Any]) -> None:
-        from protocol import messages as m
-
+    async def _request(self, kind: type[m.Request], fields: dict[str, Any]) -> None:
         from .link import LinkError, RequestFailed
 
         if self.session is None:
@@ -350,12 +348,12 @@ class DabApp(App[None]):
             self._rejected(kind, "offline", "not connected")
             return
         try:
-            if kind == "Act":
+            if kind is m.Act:
                 result = await self.session.act(fields["action"])
             else:
-                result = await self.session.request(getattr(m, kind), **fields)
+                result = await self.session.request(kind, **fields)
         except RequestFailed as exc:
-            if kind == "Join" and exc.code in ("game_running", "table_full"):
+            if kind is m.Join and exc.code in ("game_running", "table_full"):
                 self._watch_instead(exc.code, fields)
                 return
             self.notify(exc.message, title="Not possible", severity="warning")
@@ -369,14 +367,14 @@ class DabApp(App[None]):
             self.notify(f"{type(exc).__name__}: {exc}", title="Client error", severity="error")
             self._rejected(kind, "client_error", str(exc))
             return
-        if kind == "Leave":
+        if kind is m.Leave:
             self._back_to_lobby()
-        elif kind == "ListTables":
+        elif kind is m.ListTables:
             self._remember_tables(clean_data(result.get("tables", [])))
             balance = result.get("balance")
             if isinstance(balance, int) and not isinstance(balance, bool):
                 self.lobby.balance = balance
-        elif kind == "CreateTable" and "table_id" in result:
+        elif kind is m.CreateTable and "table_id" in result:
             settings = fields.get("settings")
             wire = settings.to_wire() if hasattr(settings, "to_wire") else dict(settings or {})
             chosen = {key: value for key, value in wire.items() if value is not None}  # nil: the server's default
@@ -393,7 +391,7 @@ class DabApp(App[None]):
         why = ("Its game has started and seats are fixed until the game ends" if code == "game_running"
                else "Every seat is taken")
         self.notify(f"{why}: watching it instead.", title="No seat for you", timeout=6)
-        self._send("Watch", {k: v for k, v in fields.items() if k in ("table_id", "private_code")})
+        self._send(m.Watch, {k: v for k, v in fields.items() if k in ("table_id", "private_code")})
 
     def _remember_tables(self, tables: list[dict[str, Any]]) -> None:
         self.tables = tables
@@ -401,7 +399,7 @@ class DabApp(App[None]):
         for table in tables:
             self.table_settings[table["table_id"]] = dict(table.get("settings") or {})
 
-    def _rejected(self, kind: str, code: str, text: str) -> None:
+    def _rejected(self, kind: type[m.Request], code: str, text: str) -> None:
         if self.table_screen is not None:
             self.table_screen.post_message(RequestRejected(kind, code, text))
 

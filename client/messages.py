@@ -62,13 +62,12 @@ class ConnectionChanged(Message):
 
 
 class SendRequest(Message):
-    """Ask the app to send a request (``kind`` is a protocol message class name)."""
+    """Ask the app to send a request: ``kind`` is its protocol message class (``protocol.messages.Join``)."""
 
-    def __init__(self, kind: str, fields: dict[str, Any] | None = None, *, note: str | None = None) -> None:
+    def __init__(self, kind: type[Any], fields: dict[str, Any] | None = None) -> None:
         super().__init__()
         self.kind = kind
         self.fields = fields or {}
-        self.note = note
 
 
 class PlayAction(Message):
@@ -82,6 +81,6 @@ class PlayAction(Message):
 class RequestRejected(Message):
     """The server refused a request; the screen that asked may re-enable itself."""
 
-    def __init__(self, kind: str, code: str, text: str) -> None:
+    def __init__(self, kind: type[Any], code: str, text: str) -> None:
         super().__init__()
         self.kind, self.code, self.text = kind, code, text

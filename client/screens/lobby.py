@@ -19,6 +19,8 @@ from textual.screen import ModalScreen, Screen
 from textual.validation import Integer
 from textual.widgets import Button, Checkbox, DataTable, Footer, Input, Label, Select, Static
 
+from protocol import messages as m
+
 from ..games import DEFAULT_GAME, game_title
 from ..session import CONNECTED
 from ..messages import SendRequest
@@ -246,7 +248,7 @@ class LobbyScreen(Screen[None]):
     def _row_selected(self, event: DataTable.RowSelected) -> None:
         self.action_join()
 
-    def _with_code(self, table: dict[str, Any], kind: str) -> None:
+    def _with_code(self, table: dict[str, Any], kind: type[m.Request]) -> None:
         if not table.get("private"):
             self.post_message(SendRequest(kind, {"table_id": table["table_id"]}))
             return
@@ -263,24 +265,24 @@ class LobbyScreen(Screen[None]):
         if table is None:
             self.notify("Select a table first (or press n to create one).", severity="warning")
             return
-        self._with_code(table, "Join")  # the server seats us, returns us to a held seat, or we watch
+        self._with_code(table, m.Join)  # the server seats us, returns us to a held seat, or we watch
 
     def action_watch(self) -> None:
         table = self._selected()
         if table is not None:
-            self._with_code(table, "Watch")
+            self._with_code(table, m.Watch)
 
     def action_quick_join(self) -> None:
         for table in self.tables:
             if (table.get("state") == "waiting" and not table.get("private")
                     and len(table.get("players", [])) < table.get("seats", 5)):
-                self.post_message(SendRequest("Join", {"table_id": table["table_id"]}))
+                self.post_message(SendRequest(m.Join, {"table_id": table["table_id"]}))
                 return
         name = getattr(self.app, "player_name", "")
-        self.post_message(SendRequest("CreateTable", {"name": default_table_name(name)}))
+        self.post_message(SendRequest(m.CreateTable, {"name": default_table_name(name)}))
 
     def action_refresh(self) -> None:
-        self.post_message(SendRequest("ListTables"))
+        self.post_message(SendRequest(m.ListTables))
 
     def on_screen_resume(self) -> None:
         """Back in the lobby: fetch the list and our balance, which a game may have changed."""
@@ -290,7 +292,7 @@ class LobbyScreen(Screen[None]):
     def action_create(self) -> None:
         def done(fields: dict[str, Any] | None) -> None:
             if fields is not None:
-                self.post_message(SendRequest("CreateTable", fields))
+                self.post_message(SendRequest(m.CreateTable, fields))
 
         self.app.push_screen(CreateTableScreen(getattr(self.app, "player_name", "")), callback=done)
 
@@ -322,8 +324,6 @@ def form_games() -> list[str]:
 
 def wire_settings(game: str, seats: int, rules: dict[str, Any]) -> Any:
     """The ``create_table`` settings for ``game``'s validated ``rules`` (protocol v1: flat, one game)."""
-    from protocol import messages as m
-
     return m.TableSettings(seats=seats, **rules)
 
 

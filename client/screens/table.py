@@ -23,6 +23,7 @@ from textual.reactive import var
 from textual.screen import Screen
 from textual.widgets import Footer, Input, Static
 
+from protocol import messages as m
 from protocol.messages import SERVER_NAME
 
 from ..games import DEFAULT_GAME, board_class
@@ -297,11 +298,11 @@ class TableScreen(Screen[None]):
         text = event.value.strip()
         event.input.value = ""
         if text:
-            self.post_message(SendRequest("Chat", {"text": text}))
+            self.post_message(SendRequest(m.Chat, {"text": text}))
         self.focus_board()
 
     def on_request_rejected(self, message: RequestRejected) -> None:
-        if message.kind in ("Act",):
+        if message.kind is m.Act:
             self.pending = False
             if self.view is not None:
                 self._apply(self.view)
@@ -352,33 +353,33 @@ class TableScreen(Screen[None]):
         chat.focus()
 
     def action_add_bot(self) -> None:
-        self.post_message(SendRequest("AddBot"))
+        self.post_message(SendRequest(m.AddBot))
 
     def action_remove_bot(self) -> None:
         bots = [p["seat"] for p in (self.view or {}).get("players", []) if p.get("bot")]
         if bots:
-            self.post_message(SendRequest("RemoveBot", {"seat": bots[-1]}))
+            self.post_message(SendRequest(m.RemoveBot, {"seat": bots[-1]}))
 
     def action_start(self) -> None:
-        self.post_message(SendRequest("Start"))
+        self.post_message(SendRequest(m.Start))
 
     def action_end_game(self) -> None:
         from .dialogs import ConfirmScreen
 
         def done(yes: bool | None) -> None:
             if yes:
-                self.post_message(SendRequest("EndGame"))
+                self.post_message(SendRequest(m.EndGame))
 
         self.app.push_screen(ConfirmScreen("End the game for everyone? Any pot is paid back."), callback=done)
 
     def action_leave(self) -> None:
         if not self.playing:
-            self.post_message(SendRequest("Leave"))
+            self.post_message(SendRequest(m.Leave))
             return
-        self._confirm("Leave the table? Your seat is kept and played for you.", SendRequest("Leave"))
+        self._confirm("Leave the table? Your seat is kept and played for you.", SendRequest(m.Leave))
 
     def action_sit_out(self) -> None:
-        request = SendRequest("SitOut", {"away": True})
+        request = SendRequest(m.SitOut, {"away": True})
         if self.board is not None and self.board.between_rounds(self.view or {}):  # nothing is played for us
             self.post_message(request)
             return
@@ -386,7 +387,7 @@ class TableScreen(Screen[None]):
                       "until you press a again.", request)
 
     def action_come_back(self) -> None:
-        self.post_message(SendRequest("SitOut", {"away": False}))
+        self.post_message(SendRequest(m.SitOut, {"away": False}))
 
     def _confirm(self, question: str, request: SendRequest) -> None:
         from .dialogs import ConfirmScreen

@@ -39,7 +39,7 @@ async def test_a_game_without_a_board_here_says_so_and_keeps_chat_and_leaving(mo
         assert f"This client cannot show {title} tables." in text
         assert "Elsewhere" in text and "Ann" in text  # the shell's top bar and seats still show
         await pilot.press("l")
-        await wait_for(pilot, lambda: any(kind == "Leave" for kind, _ in app.requests_sent), what="leave sent")
+        await wait_for(pilot, lambda: any(kind is m.Leave for kind, _ in app.requests_sent), what="leave sent")
 
 
 async def test_down_and_back_tables_get_its_board_also_from_a_server_that_names_no_game():

@@ -87,7 +87,7 @@ async def test_quick_join_and_host_controls(make_app, connect):
             await wait_for(pilot, lambda: table_ready(app) and app.view["seat"] == 1)
             await pilot.press("b", "g")  # not the host: nothing happens
             await pilot.pause()
-            assert not any(kind in ("AddBot", "Start") for kind, _ in app.requests_sent)
+            assert not any(kind in (m.AddBot, m.Start) for kind, _ in app.requests_sent)
             await carl.request(m.AddBot)
             await wait_for(pilot, lambda: "Ada (bot)" in screen_text(app))
             await carl.request(m.Start)
@@ -186,7 +186,7 @@ async def test_leaving_a_running_game_then_joining_again_returns_you_to_your_sea
                            what="back in the lobby")
             await pilot.press("enter")  # join the running table: her held seat
             await wait_for(pilot, lambda: table_ready(app) and app.view["seat"] == 1, what="back in her seat")
-            assert not any(kind == "Watch" for kind, _ in app.requests_sent)
+            assert not any(kind is m.Watch for kind, _ in app.requests_sent)
             await _at_the_table(pilot, app)
             await pilot.press("l")
             await wait_for(pilot, lambda: screen_name(app) == "ConfirmScreen", what="asked again")
@@ -212,4 +212,4 @@ async def test_joining_a_started_game_without_a_seat_says_why_and_watches(make_a
             await wait_for(pilot, lambda: "playing" in screen_text(app), what="listed")
             await pilot.press("enter")
             await wait_for(pilot, lambda: table_ready(app) and app.view["seat"] is None, what="watching")
-            assert [kind for kind, _ in app.requests_sent if kind in ("Join", "Watch")] == ["Join", "Watch"]
+            assert [kind for kind, _ in app.requests_sent if kind in (m.Join, m.Watch)] == [m.Join, m.Watch]

@@ -69,7 +69,7 @@ async def test_turn_flow_keys(make_app, connect):
                             what="discard applied")
             me = app.view["seat"]
             assert {"seat": me, "card": chosen} in app.view["round_discards"]
-            assert [k for k, _ in app.requests_sent[sent:]] == ["Act", "Act"]
+            assert [k for k, _ in app.requests_sent[sent:]] == [m.Act, m.Act]
             await bob.__aexit__(None, None, None)
 
 
@@ -234,7 +234,7 @@ async def test_sit_out_and_come_back_with_a_visible_key(make_app, connect):
             assert "You are sitting out" in text
             await pilot.press("a")
             await wait_for(pilot, lambda: not screen.away, what="back in")
-            assert ("SitOut", {"away": True}) in app.requests_sent and ("SitOut", {"away": False}) in app.requests_sent
+            assert (m.SitOut, {"away": True}) in app.requests_sent and (m.SitOut, {"away": False}) in app.requests_sent
 
 
 async def test_the_help_lists_every_key_of_every_screen(make_app):

@@ -64,9 +64,9 @@ async def test_the_host_ends_the_game_from_the_table_menu_after_a_yes():
         assert "quit" in text and "rules" in text
         await pilot.press("E")
         await wait_for(pilot, lambda: screen_name(app) == "ConfirmScreen", what="asked first")
-        assert ("EndGame", {}) not in app.requests_sent
+        assert (m.EndGame, {}) not in app.requests_sent
         await pilot.press("y")
-        await wait_for(pilot, lambda: ("EndGame", {}) in app.requests_sent, what="end game sent")
+        await wait_for(pilot, lambda: (m.EndGame, {}) in app.requests_sent, what="end game sent")
 
 
 async def test_a_player_who_does_not_host_is_not_offered_the_end():
@@ -121,7 +121,7 @@ async def test_with_the_helper_on_the_cursor_starts_on_the_recommended_throw():
         assert recommended != drew and hand.fresh == drew
         assert hand.picked == recommended
         await pilot.press("enter")
-        assert app.requests_sent[-1] == ("Act", {"action": {"kind": "discard", "card": recommended}})
+        assert app.requests_sent[-1] == (m.Act, {"action": {"kind": "discard", "card": recommended}})
 
 
 async def test_without_the_helper_the_cursor_starts_on_the_drawn_card():
@@ -158,7 +158,7 @@ async def test_a_card_the_rules_keep_is_never_thrown_silently():
         assert len(app.requests_sent) == sent and hand.picked is None
         assert any("no take-back" in n.message for n in app._notifications)
         await pilot.press("right", "enter")
-        assert app.requests_sent[-1] == ("Act", {"action": {"kind": "discard", "card": hand.shown[0]}})
+        assert app.requests_sent[-1] == (m.Act, {"action": {"kind": "discard", "card": hand.shown[0]}})
 
 
 async def test_the_header_counts_turns_and_the_acting_seat_keeps_its_number():

@@ -11,6 +11,8 @@ from textual.content import Content
 from textual.screen import Screen
 from textual.widgets import Footer, Static
 
+from protocol import messages as m
+
 from ...messages import SendRequest
 from ...render import Display, chips
 from ...widgets.basics import TooSmall
@@ -75,4 +77,4 @@ class GameOverScreen(Screen[None]):
         yield Footer(compact=True)
 
     def action_lobby(self) -> None:
-        self.post_message(SendRequest("Leave"))
+        self.post_message(SendRequest(m.Leave))
