@@ -20,9 +20,10 @@ _games: dict[str, "GameType"] | None = None
 def _registry() -> dict[str, "GameType"]:
     global _games
     if _games is None:
+        from .cribbage.gametype import CRIBBAGE
         from .down_and_back.gametype import DOWN_AND_BACK
 
-        _games = {game.name: game for game in (DOWN_AND_BACK,)}
+        _games = {game.name: game for game in (DOWN_AND_BACK, CRIBBAGE)}
     return _games
 
 

@@ -13,6 +13,7 @@ replays the game exactly.
 from __future__ import annotations
 
 import random
+import zlib
 from collections import Counter
 from typing import Any
 
@@ -28,16 +29,27 @@ from plain_data import assert_plain_data, strings_in
 GAME_TYPES = list(GAMES.values())
 
 
-def setting_values(field) -> st.SearchStrategy:
+def setting_values(field) -> list:
     """A field's choices, or its edges, default and a short and a long value (short stacks end games)."""
     if field.choices is not None:
-        return st.sampled_from(field.choices)
+        return list(field.choices)
     values = {field.minimum, field.default, field.default * 5, field.default // 20}
-    return st.sampled_from(sorted(v for v in values if field.minimum <= v <= field.maximum))
+    return sorted(v for v in values if field.minimum <= v <= field.maximum)
 
 
 def game_settings(game_type: GameType) -> st.SearchStrategy:
-    return st.fixed_dictionaries({f.name: setting_values(f) for f in game_type.setting_fields})
+    return st.fixed_dictionaries({f.name: st.sampled_from(setting_values(f)) for f in game_type.setting_fields})
+
+
+def every_setting() -> list[tuple[GameType, int, str, Any]]:
+    """(game, players, setting, value): every value of every setting, with every number of players."""
+    return [
+        (game_type, players, field.name, value)
+        for game_type in GAME_TYPES
+        for players in range(game_type.min_seats, game_type.max_seats + 1)
+        for field in game_type.setting_fields
+        for value in setting_values(field)
+    ]
 
 
 class Watcher:
@@ -192,11 +204,29 @@ def test_random_play_keeps_every_invariant_and_replays(game_type, data, seed):
     players = [(s, f"p{s}", settings.to_data().get("stack", 100) + (7 * s if stacks else 0)) for s in seats]
     game = game_type.new(settings, players, HashRng(seed))
     play(game_type, game, chooser, actions=data.draw(st.integers(1, 400), label="actions"))
+    check_replay(game_type, game)
 
-    replayed = game_type.new(settings, game.initial_players, HashRng.from_data(game.initial_rng))
+
+def check_replay(game_type: GameType, game) -> None:
+    replayed = game_type.new(game.settings, game.initial_players, HashRng.from_data(game.initial_rng))
     for seat, action in game.history:
         replayed.apply(seat, game_type.action_from_data(action))
     assert replayed.to_data() == game.to_data()
+
+
+@pytest.mark.parametrize("game_type, players, name, value", every_setting(),
+                         ids=[f"{g.name}-{n}p-{name}={value}" for g, n, name, value in every_setting()])
+def test_every_setting_with_every_number_of_players(game_type, players, name, value):
+    """The random test's settings are drawn; this one plays each value of each setting for sure."""
+    try:
+        settings = game_type.settings({name: value})
+    except InvalidAction:
+        pytest.skip(f"{name}={value} needs other settings changed too")
+    seed = zlib.crc32(f"{game_type.name} {players} {name} {value}".encode())
+    chooser = random.Random(seed)
+    game = game_type.new(settings, [(s, f"p{s}", 100 + 7 * s) for s in range(players)], HashRng(seed))
+    play(game_type, game, chooser, actions=60)
+    check_replay(game_type, game)
 
 
 @pytest.mark.parametrize("game_type", GAME_TYPES, ids=[g.name for g in GAME_TYPES])

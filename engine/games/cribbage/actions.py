@@ -1,0 +1,89 @@
+"""Cribbage's actions, and its one action schema (:func:`action_from_data`).
+
+A seat cuts the pack (for the first deal, before a deal, for the starter),
+lays cards away to the crib, and plays a card in the play. "Go" is no action:
+the game says it for a seat that holds no card that fits (rules: a player who
+can play must). The table actions are the contract's.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, ClassVar, Union
+
+from ...cards import Card, CardParseError
+from ...contract import (
+    TABLE_ACTION_FIELDS, EndGame, SetAway, StartRound, TableAction, action_kind, check_fields, plain_int,
+    table_action_from_data,
+)
+from ...errors import InvalidAction
+
+MAX_DISCARD = 2  # two cards each with two players, one with three or four
+
+
+@dataclass(frozen=True, slots=True)
+class Cut:
+    """Cut the pack at ``position`` (cards lifted from the top); ``None``: a random cut (bots, timeouts)."""
+
+    position: int | None = None
+    kind: ClassVar[str] = "cut"
+
+    def to_data(self) -> dict[str, Any]:
+        return {"kind": self.kind, "position": self.position}
+
+
+@dataclass(frozen=True, slots=True)
+class Discard:
+    """Lay ``cards`` away to the crib, face down; kept in the deck's order, so equal choices are equal."""
+
+    cards: tuple[Card, ...]
+    kind: ClassVar[str] = "discard"
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "cards", tuple(sorted(self.cards, key=lambda c: c.index)))
+
+    def to_data(self) -> dict[str, Any]:
+        return {"kind": self.kind, "cards": [c.text for c in self.cards]}
+
+
+@dataclass(frozen=True, slots=True)
+class Play:
+    """Lay ``card`` face up in the play, adding its value to the count."""
+
+    card: Card
+    kind: ClassVar[str] = "play"
+
+    def to_data(self) -> dict[str, Any]:
+        return {"kind": self.kind, "card": self.card.text}
+
+
+SeatAction = Union[Cut, Discard, Play]
+Action = Union[SeatAction, TableAction]
+__all__ = ["Action", "SeatAction", "Cut", "Discard", "Play", "StartRound", "EndGame", "SetAway", "action_from_data"]
+
+
+def _card(value: object, what: str) -> Card:
+    try:
+        return Card.parse(value)  # type: ignore[arg-type]
+    except CardParseError as exc:
+        raise InvalidAction(f"{what}: {exc}") from None
+
+
+def action_from_data(data: object) -> Action:
+    """Build an action from its plain-data form; malformed data raises InvalidAction."""
+    kind = action_kind(data)
+    check_fields(data, kind, _FIELDS)  # type: ignore[arg-type]
+    if kind == "cut":
+        position = data.get("position")  # type: ignore[union-attr]
+        return Cut(None if position is None else plain_int(position, "cut position"))
+    if kind == "play":
+        return Play(_card(data.get("card"), "play card"))  # type: ignore[union-attr]
+    if kind == "discard":
+        cards = data.get("cards")  # type: ignore[union-attr]
+        if not isinstance(cards, (list, tuple)) or not 1 <= len(cards) <= MAX_DISCARD:
+            raise InvalidAction(f"discard cards must be a list of 1 or {MAX_DISCARD} cards, got {cards!r}")
+        return Discard(tuple(_card(c, "discard card") for c in cards))
+    return table_action_from_data(data)  # type: ignore[arg-type]
+
+
+_FIELDS: dict[str, set[str]] = {"cut": {"position"}, "discard": {"cards"}, "play": {"card"}, **TABLE_ACTION_FIELDS}

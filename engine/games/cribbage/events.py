@@ -1,0 +1,130 @@
+"""The one wording of Cribbage's events, as parts (see :func:`engine.contract.plain_text`).
+
+Every reader (the text export, a client's log) words an event through
+:func:`describe`; the show's items are called by :func:`.scoring.spoken` and
+the play's reasons come from :func:`.scoring.play_score`.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Mapping
+
+from ...contract import Part
+from .scoring import spoken
+
+SKUNK_WORDS = {1: "", 2: " (skunk: double)", 3: " (double skunk: triple)"}
+
+
+def _text(text: str) -> Part:
+    return {"text": text}
+
+
+def _seat(seat: int | None) -> Part:
+    return {"seat": seat}
+
+
+def _seats(seats: list[int]) -> list[Part]:
+    parts: list[Part] = []
+    for i, seat in enumerate(seats):
+        parts += ([_text(" and ")] if i else []) + [_seat(seat)]
+    return parts
+
+
+def _score(event: Mapping[str, Any]) -> Part:
+    return _text(f" (score {event['score']})")
+
+
+def _cards(cards: list[str]) -> Part:
+    return {"cards": list(cards)}
+
+
+def describe(event: Mapping[str, Any]) -> list[Part] | None:
+    """The parts of one event as a reader sees it (a record's ``for_seat`` form); ``None``: no line."""
+    kind, seat = event["kind"], event.get("seat")
+    if kind in _WORDING:
+        return _WORDING[kind](event, seat)
+    return None
+
+
+def _new_game(event: Mapping[str, Any], seat: int | None) -> list[Part]:
+    parts = [_text(f"Game {event['game']} to {event['target']}: ")]
+    for i, stake in enumerate(event["stakes"]):
+        parts += ([_text(", ")] if i else []) + [_seat(stake["seat"]), _text(" stakes "), {"chips": stake["chips"]}]
+    return parts
+
+
+def _round(event: Mapping[str, Any], seat: int | None) -> list[Part]:
+    parts = [_text(f"Deal {event['deal']} of game {event['game']}")]
+    if event["dealer"] is None:
+        return parts + [_text(": cut for the first deal (the lowest card deals)")]
+    return parts + [_text(": "), _seat(event["dealer"]), _text(" deals")]
+
+
+def _dealt(event: Mapping[str, Any], seat: int | None) -> list[Part]:
+    if "hand" in event:
+        return [_seat(seat), _text(" is dealt "), _cards(event["hand"])]
+    return [_seat(seat), _text(f" is dealt {event['cards']} cards")]
+
+
+def _discard(event: Mapping[str, Any], seat: int | None) -> list[Part]:
+    if "cards" in event:
+        return [_seat(seat), _text(" lays away "), _cards(event["cards"]), _text(" to the crib")]
+    return [_seat(seat), _text(f" lays {event['count']} card{'s' if event['count'] > 1 else ''} away to the crib")]
+
+
+def _cut(event: Mapping[str, Any]) -> str:
+    return f" cuts at {event['position']}" + (" (at random)" if event["random"] else "")
+
+
+def _play(event: Mapping[str, Any], seat: int | None) -> list[Part]:
+    parts = [_seat(seat), _text(" plays "), {"card": event["card"]}, _text(f", {event['count']}")]
+    if event["points"]:
+        parts += [_text(f": {event['reason']}"), _score(event)]
+    return parts
+
+
+def _show(event: Mapping[str, Any], seat: int | None) -> list[Part]:
+    return [_seat(seat), _text(f"'s {event['what']} "), _cards(event["cards"]), _text(" with "),
+            {"card": event["starter"]}, _text(f": {spoken(event['items'])}"), _score(event)]
+
+
+def _game_won(event: Mapping[str, Any], seat: int | None) -> list[Part]:
+    winners = event["winners"]
+    scores = " to ".join(str(s) for s in sorted(event["scores"], reverse=True))
+    parts = _seats(winners) + [_text(f" win{'s' if len(winners) == 1 else ''} game {event['game']}, {scores}")]
+    for loss in event["losses"]:
+        parts += [_text("; "), _seat(loss["seat"]), _text(" pays "), {"chips": loss["chips"]},
+                  _text(SKUNK_WORDS[loss["multiplier"]])]
+    return parts
+
+
+def _game_over(event: Mapping[str, Any], seat: int | None) -> list[Part]:
+    parts = [_text(f"The table is over: {event['reason']}")]
+    for refund in event["refunds"]:
+        parts += [_text("; "), _seat(refund["seat"]), _text(" takes back a stake of "), {"chips": refund["chips"]}]
+    return parts
+
+
+_WORDING = {
+    "new_game": _new_game,
+    "round": _round,
+    "draw": lambda e, s: [_seat(s), _text(_cut(e) + " and draws "), {"card": e["card"]}],
+    "draw_tie": lambda e, s: [_text(f"A tie for the lowest card ({e['rank']}): ")] + _seats(e["seats"])
+    + [_text(" draw again")],
+    "dealer": lambda e, s: [_seat(s), _text(" drew the lowest card, "), {"card": e["card"]}, _text(", and deals first")],
+    "cut": lambda e, s: [_seat(s), _text(_cut(e) + " before the deal")],
+    "deal": _dealt,
+    "crib_card": lambda e, s: [_text("One card from the pack goes to the crib")],
+    "discard": _discard,
+    "starter": lambda e, s: [_seat(s), _text(_cut(e) + ": the starter is "), {"card": e["card"]}],
+    "heels": lambda e, s: [_seat(s), _text(f" pegs {e['reason']}"), _score(e)],
+    "play": _play,
+    "go": lambda e, s: [_seat(s), _text(" says go")],
+    "go_point": lambda e, s: [_seat(s), _text(f" pegs {e['reason']}"), _score(e)],
+    "reset": lambda e, s: [_text("The count starts again at zero; "), _seat(s), _text(" leads")],
+    "show": _show,
+    "game_won": _game_won,
+    "away": lambda e, s: [_seat(s), _text(" is away (the table plays for them)")],
+    "back": lambda e, s: [_seat(s), _text(" is back")],
+    "game_over": _game_over,
+}

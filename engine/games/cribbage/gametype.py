@@ -1,0 +1,63 @@
+"""Cribbage as a :class:`~engine.contract.GameType`: the one door the other layers use."""
+
+from __future__ import annotations
+
+from typing import Any, Mapping, Sequence
+
+from ...contract import Part, SettingField
+from ...rng import HashRng
+from .actions import Action, action_from_data
+from .bots import strong_action, timeout_action
+from .events import describe
+from .rules import MAX_PLAYERS, MIN_PLAYERS, OVER, SETTING_FIELDS, Game, Settings
+from .views import decision_view
+
+
+class Cribbage:
+    """Pegging to 31 and counting the hands with a crib and a starter, to 121 (or 61) for a stake."""
+
+    name = "cribbage"
+    title = "Cribbage"
+    min_seats = MIN_PLAYERS
+    max_seats = MAX_PLAYERS
+    setting_fields: tuple[SettingField, ...] = SETTING_FIELDS
+
+    def settings(self, data: Mapping[str, Any] | None = None) -> Settings:
+        return Settings.from_data(dict(data or {}))
+
+    def new(self, settings: Settings, players: Sequence[tuple[int, str, int]], rng: HashRng) -> Game:
+        return Game(settings, players, rng)
+
+    def from_data(self, data: Mapping[str, Any]) -> Game:
+        return Game.from_data(dict(data))
+
+    def action_from_data(self, data: object) -> Action:
+        return action_from_data(data)
+
+    def bot_action(self, game: Game, seat: int) -> Action:
+        return strong_action(decision_view(game, seat))
+
+    def timeout_action(self, game: Game, seat: int) -> Action:
+        return timeout_action(decision_view(game, seat))
+
+    def describe(self, event: Mapping[str, Any]) -> list[Part] | None:
+        return describe(event)
+
+    def summary(self, game: Game) -> str:
+        if game.phase == OVER and game.standings:
+            best = game.standings[0]
+            return f"Over after {_games(game.game_no)}: {best['name']} finished with {best['stack']}"
+        if game.round_no == 0:
+            return "Not started"
+        names = [" & ".join(game.players[s].name for s in side) for side in game.sides]
+        scores = ", ".join(f"{name} {score}" for name, score in zip(names, game.scores))
+        if not game.in_game and game.result is not None:
+            return f"Game {game.game_no} won: {scores}"
+        return f"Game {game.game_no}, deal {game.deal_no}: {scores}"
+
+
+def _games(n: int) -> str:
+    return f"{n} game" if n == 1 else f"{n} games"
+
+
+CRIBBAGE = Cribbage()

@@ -1,0 +1,652 @@
+"""Cribbage's state machine: every rule of ``shared/rules/cribbage.md``, in one place.
+
+A table's :class:`Game` runs one cribbage game to the target after another.
+A *round* (the contract's word) is one deal; the table starts each with
+``start_round``. The first round of a cribbage game puts every player's stake
+at risk; the game ends the moment a side reaches the target, even mid-play or
+mid-show, and settles the stakes (double for a skunk, triple for a double
+skunk). Two or three players play for themselves; four play as two
+partnerships, partners opposite (seats in ascending order are clockwise, so
+the first and third seat are one side).
+
+Phases of a round::
+
+    waiting --start_round--> draw (first game only: lowest card deals; ties draw again)
+            --> cut (the dealer's right cuts, the dealer deals) --> discard (all at once, hidden)
+            --> starter (the dealer's left cuts; a jack: his heels) --> play (pegging to 31)
+            --> the show (automatic: hands clockwise from the dealer's left, the dealer's, the crib)
+            --> waiting
+    a side reaching the target at any point --> stakes settled --> waiting (the loser deals next)
+    any phase --end_game--> over (stakes back); also when a player has no chips left to stake
+
+Chance comes only from the injected RNG; "go" is said for a seat by the game.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, fields
+from itertools import combinations
+from typing import Any, Iterable, Sequence
+
+from ...cards import DECK, Card, Rank
+from ...contract import TABLE_ACTIONS, EndGame, SetAway, SettingField, StartRound, Status
+from ...errors import IllegalAction, InvalidAction, NotYourTurn
+from ...records import ActionLog, Record
+from ...rng import HashRng
+from .actions import Action, Cut, Discard, Play, action_from_data
+from .scoring import go_reason, play_score, show_items, value
+
+MIN_PLAYERS, MAX_PLAYERS = 2, 4
+MIN_CUT_PART = 4  # each part of a cut keeps at least this many cards
+MAX_STAKE = 1_000_000
+LAST_COUNT = 31
+HEELS_POINTS = 2
+
+WAITING, DRAW, CUT, DISCARD, STARTER, PLAY, OVER = "waiting", "draw", "cut", "discard", "starter", "play", "over"
+
+SETTING_FIELDS = (
+    SettingField("target", "Game to", 121, choices=(121, 61)),
+    SettingField("skunks", "Skunks", True, choices=(False, True)),
+    SettingField("stake", "Stake", 100, minimum=1, maximum=MAX_STAKE),
+)
+"""The settings' one owner: names, defaults and limits (:class:`Settings` checks them)."""
+_DEFAULTS = {f.name: f.default for f in SETTING_FIELDS}
+SKUNK_LINE = {121: 90, 61: 30}  # a loser who has not passed this is skunked: the win counts double
+DOUBLE_SKUNK_LINE = {121: 60}  # ... and this, double skunked (triple); no 61-point equivalent
+
+
+def hand_size(players: int) -> int:
+    """Six cards each with two players, five with three or four."""
+    return 6 if players == 2 else 5
+
+
+def discard_count(players: int) -> int:
+    """Cards each player lays away: two with two players, one with three or four (the crib is four)."""
+    return 2 if players == 2 else 1
+
+
+@dataclass(frozen=True)
+class Settings:
+    """A cribbage table's agreed terms."""
+
+    target: int = _DEFAULTS["target"]  # type: ignore[assignment]
+    skunks: bool = _DEFAULTS["skunks"]  # type: ignore[assignment]
+    stake: int = _DEFAULTS["stake"]  # type: ignore[assignment]
+
+    def __post_init__(self) -> None:
+        if isinstance(self.target, bool) or self.target not in SKUNK_LINE:
+            raise InvalidAction(f"a game is played to 121 or 61 points, got {self.target!r}")
+        if not isinstance(self.skunks, bool):
+            raise InvalidAction(f"skunks must be true or false, got {self.skunks!r}")
+        if isinstance(self.stake, bool) or not isinstance(self.stake, int) or not 1 <= self.stake <= MAX_STAKE:
+            raise InvalidAction(f"the stake must be a whole number from 1 to {MAX_STAKE}, got {self.stake!r}")
+
+    def to_data(self) -> dict[str, Any]:
+        return {f.name: getattr(self, f.name) for f in fields(self)}
+
+    @classmethod
+    def from_data(cls, data: dict[str, Any]) -> "Settings":
+        """Settings from plain data; missing fields take their defaults, unknown ones are rejected."""
+        unknown = set(data) - set(_DEFAULTS)
+        if unknown:
+            raise InvalidAction(f"unknown setting(s) {sorted(unknown)}")
+        return cls(**data)
+
+
+def _texts(cards: Iterable[Card]) -> list[str]:
+    return [c.text for c in cards]
+
+
+def _cards(texts: Iterable[str]) -> list[Card]:
+    return [Card.parse(t) for t in texts]
+
+
+@dataclass
+class Player:
+    seat: int
+    name: str
+    stack: int
+    staked: int = 0  # at risk in the cribbage game under way
+    away: bool = False
+    hand: list[Card] = field(default_factory=list)  # not yet laid away or played
+    played: list[Card] = field(default_factory=list)  # this deal's cards laid in the play (kept apart)
+    discards: list[Card] = field(default_factory=list)  # laid away to the crib this deal (only its owner sees)
+
+    def to_data(self) -> dict[str, Any]:
+        return {"seat": self.seat, "name": self.name, "stack": self.stack, "staked": self.staked, "away": self.away,
+                "hand": _texts(self.hand), "played": _texts(self.played), "discards": _texts(self.discards)}
+
+    @classmethod
+    def from_data(cls, data: dict[str, Any]) -> "Player":
+        return cls(data["seat"], data["name"], data["stack"], data["staked"], data["away"],
+                   _cards(data["hand"]), _cards(data["played"]), _cards(data["discards"]))
+
+
+class Game:
+    """One cribbage table (see the module docstring). Seats are distinct integers, clockwise ascending."""
+
+    def __init__(self, settings: Settings, players: Sequence[tuple[int, str, int]], rng: HashRng | None = None) -> None:
+        if not MIN_PLAYERS <= len(players) <= MAX_PLAYERS:
+            raise InvalidAction(f"cribbage needs {MIN_PLAYERS} to {MAX_PLAYERS} players, got {len(players)}")
+        seats = [p[0] for p in players]
+        if len(set(seats)) != len(seats):
+            raise InvalidAction(f"seats must be distinct, got {seats}")
+        if any(isinstance(p[2], bool) or not isinstance(p[2], int) or p[2] < 0 for p in players):
+            raise InvalidAction("every player brings a whole, non-negative number of chips")
+        self.settings = settings
+        self.rng = rng if rng is not None else HashRng()
+        self.initial_rng = self.rng.to_data()
+        self.players: dict[int, Player] = {p[0]: Player(p[0], p[1], p[2]) for p in sorted(players)}
+        self.initial_players = [(p.seat, p.name, p.stack) for p in self.players.values()]
+        self.history = ActionLog()
+        self.phase = WAITING
+        self.round_no = 0  # deals started at this table
+        self.game_no = 0  # cribbage games started at this table
+        self.deal_no = 0  # deals in the current cribbage game
+        self.in_game = False  # a cribbage game is under way (its stakes at risk)
+        self.turn_no = 0  # seat decisions taken in this round: part of decision()
+        self.scores = [0] * len(self.sides)
+        self.backs = [0] * len(self.sides)  # the back peg: each side's score before its last points
+        self.dealer: int | None = None
+        self.next_dealer: int | None = None  # None: the first game's deal is drawn for
+        self.deck: list[Card] = list(DECK)  # the pack; index 0 is the top
+        self.drawing: list[int] = []  # seats still to draw for the deal, in order
+        self.draws: list[tuple[int, Card]] = []  # this draw's cards
+        self.pending: list[int] = []  # seats still to lay away to the crib
+        self.crib: list[tuple[int | None, Card]] = []  # (who laid it, card); None: the pack's card (three players)
+        self.starter: Card | None = None
+        self.turn: int | None = None  # the seat to play
+        self.count = 0
+        self.series: list[tuple[int, Card]] = []  # cards laid since the count was last reset
+        self.said_go: list[int] = []  # seats that said "go" in this series
+        self.show: list[dict[str, Any]] = []  # this deal's counted hands, in order
+        self.result: dict[str, Any] | None = None  # the last cribbage game's end
+        self.standings: list[dict[str, Any]] | None = None
+
+    # ----------------------------------------------------------- seats and sides
+
+    @property
+    def seats(self) -> list[int]:
+        return list(self.players)
+
+    @property
+    def sides(self) -> list[list[int]]:
+        """Who scores together: each player alone, or with four the first and third seat against the others."""
+        seats = self.seats
+        return [seats[0::2], seats[1::2]] if len(seats) == 4 else [[s] for s in seats]
+
+    def side_of(self, seat: int) -> int:
+        return next(i for i, side in enumerate(self.sides) if seat in side)
+
+    def left_of(self, seat: int) -> int:
+        """The next seat clockwise."""
+        seats = self.seats
+        return seats[(seats.index(seat) + 1) % len(seats)]
+
+    def right_of(self, seat: int) -> int:
+        seats = self.seats
+        return seats[seats.index(seat) - 1]
+
+    def clockwise_from(self, seat: int) -> list[int]:
+        """Every seat, clockwise, starting with ``seat``."""
+        seats = self.seats
+        i = seats.index(seat)
+        return seats[i:] + seats[:i]
+
+    # ----------------------------------------------------------- queries
+
+    @property
+    def status(self) -> Status:
+        if self.phase == WAITING:
+            return Status.BETWEEN_ROUNDS
+        return Status.OVER if self.phase == OVER else Status.PLAYING
+
+    @property
+    def cutter(self) -> int | None:
+        """Who cuts now: the next to draw, the dealer's right before the deal, the dealer's left for the starter."""
+        if self.phase == DRAW:
+            return self.drawing[0]
+        if self.phase == CUT:
+            return self.right_of(self.dealer)  # type: ignore[arg-type]
+        if self.phase == STARTER:
+            return self.left_of(self.dealer)  # type: ignore[arg-type]
+        return None
+
+    def to_act(self) -> list[int]:
+        if self.phase == DISCARD:
+            return list(self.pending)
+        if self.phase == PLAY:
+            return [self.turn]  # type: ignore[list-item]
+        cutter = self.cutter
+        return [] if cutter is None else [cutter]
+
+    def decision(self) -> tuple[Any, ...] | None:
+        """(round, phase, decisions taken this round): the laying away is one decision for every seat."""
+        if self.phase in (WAITING, OVER):
+            return None
+        return (self.round_no, self.phase, self.turn_no)
+
+    def allowed(self, seat: int) -> dict[str, Any]:
+        """What ``seat`` may do now, by action kind: the one statement of legality.
+
+        :meth:`legal_actions`, :meth:`check`, the views' legal summary and the
+        bots read it. Values: for ``cut`` the (lowest, highest) position, for
+        ``discard`` (the hand, how many to lay away), for ``play`` the cards
+        that keep the count within 31.
+        """
+        if seat not in self.to_act():
+            return {}
+        if self.phase == DISCARD:
+            return {"discard": (self.players[seat].hand, discard_count(len(self.players)))}
+        if self.phase == PLAY:
+            return {"play": self.playable(seat)}
+        return {"cut": (MIN_CUT_PART, len(self.deck) - MIN_CUT_PART)}
+
+    def playable(self, seat: int) -> list[Card]:
+        room = LAST_COUNT - self.count
+        return [c for c in self.players[seat].hand if value(c) <= room]
+
+    def legal_actions(self, seat: int) -> list[Action]:
+        actions: list[Action] = []
+        for kind, allowed in self.allowed(seat).items():
+            if kind == "cut":
+                actions += [Cut(None)] + [Cut(k) for k in range(allowed[0], allowed[1] + 1)]
+            elif kind == "discard":
+                hand, count = allowed
+                actions += [Discard(combo) for combo in combinations(sorted(hand, key=lambda c: c.index), count)]
+            else:
+                actions += [Play(card) for card in allowed]
+        return actions
+
+    def stacks(self) -> dict[int, int]:
+        return {p.seat: p.stack for p in self.players.values()}
+
+    def chips_in_play(self) -> int:
+        return sum(p.stack + p.staked for p in self.players.values())
+
+    def all_cards(self) -> list[Card]:
+        cards = self.deck + [c for _, c in self.draws] + [c for _, c in self.crib]
+        if self.starter is not None:
+            cards.append(self.starter)
+        for p in self.players.values():
+            cards += p.hand + p.played
+        return cards
+
+    def view(self, seat: int | None) -> dict[str, Any]:
+        """What ``seat`` may know (see :mod:`.views`); ``None`` gets the spectator view."""
+        from .views import view_for  # views reads the game; importing it here keeps the import one-way
+
+        return view_for(self, seat)
+
+    # ----------------------------------------------------------- applying
+
+    def apply(self, seat: int | None, action: Action) -> list[Record]:
+        """Apply ``action`` by ``seat`` (``None`` for table actions) and return what happened."""
+        self.check(seat, action)
+        records = _APPLY[type(action)](self, seat, action)
+        self.history.append(seat, action)
+        return records
+
+    def check(self, seat: int | None, action: Action) -> None:
+        """Raise the typed error that :meth:`apply` would raise; change nothing."""
+        if self.phase == OVER:
+            raise IllegalAction(action, "the game is over")
+        if isinstance(action, TABLE_ACTIONS):
+            if seat is not None:
+                raise IllegalAction(action, "only the table may do this, not a seat")
+            if isinstance(action, StartRound) and self.phase != WAITING:
+                raise IllegalAction(action, "a deal is already in progress")
+            if isinstance(action, SetAway) and action.seat not in self.players:
+                raise IllegalAction(action, f"there is no player at seat {action.seat}")
+            return
+        if seat not in self.players:
+            raise IllegalAction(action, f"there is no player at seat {seat}")
+        allowed = self.allowed(seat)
+        if not allowed:
+            raise NotYourTurn(action, f"seat {seat} is not to act now (waiting for {self.to_act() or 'the table'})")
+        if action.kind not in allowed:
+            raise IllegalAction(action, f"now is the time to {'lay away to the crib' if self.phase == DISCARD else next(iter(allowed))}")
+        if isinstance(action, Cut):
+            low, high = allowed["cut"]
+            if action.position is not None and not low <= action.position <= high:
+                raise IllegalAction(action, f"cut position must be {low} to {high} so each part keeps {MIN_CUT_PART} cards")
+        elif isinstance(action, Discard):
+            hand, count = allowed["discard"]
+            if len(action.cards) != count or len(set(action.cards)) != count:
+                raise IllegalAction(action, f"lay away exactly {count} different card{'s' if count > 1 else ''}")
+            if any(c not in hand for c in action.cards):
+                raise IllegalAction(action, "you can only lay away cards you hold")
+        elif action.card not in allowed["play"]:
+            if action.card not in self.players[seat].hand:
+                raise IllegalAction(action, f"you do not hold {action.card}")
+            raise IllegalAction(action, f"{action.card} would take the count past {LAST_COUNT}")
+
+    def _set_away(self, seat: None, action: SetAway) -> list[Record]:
+        """Away seats stay dealt in (a cribbage deal needs everyone): the table plays their timeout moves."""
+        self.players[action.seat].away = action.away
+        return [Record("away" if action.away else "back", action.seat)]
+
+    # ----------------------------------------------------------- a round
+
+    def _start_round(self, seat: None = None, action: StartRound | None = None) -> list[Record]:
+        self._collect_cards()
+        self.round_no += 1
+        self.turn_no = 0
+        self.show = []
+        records: list[Record] = []
+        if not self.in_game:
+            records.append(self._start_game())
+        self.deal_no += 1
+        self.dealer = self.next_dealer
+        records.append(Record("round", None, {"round": self.round_no, "game": self.game_no, "deal": self.deal_no,
+                                              "dealer": self.dealer}))
+        self.rng.shuffle(self.deck)
+        if self.dealer is None:
+            self.phase = DRAW
+            self.drawing = self.seats
+        else:
+            self.phase = CUT
+        return records
+
+    def _start_game(self) -> Record:
+        self.game_no += 1
+        self.deal_no = 0
+        self.in_game = True
+        self.result = None
+        self.scores = [0] * len(self.sides)
+        self.backs = [0] * len(self.sides)
+        stakes = []
+        for p in self.players.values():
+            p.staked = min(self.settings.stake, p.stack)
+            p.stack -= p.staked
+            stakes.append({"seat": p.seat, "chips": p.staked})
+        return Record("new_game", None, {"game": self.game_no, "target": self.settings.target, "stakes": stakes})
+
+    def _collect_cards(self) -> None:
+        for p in self.players.values():
+            self.deck += p.hand + p.played
+            p.hand, p.played, p.discards = [], [], []
+        self.deck += [c for _, c in self.draws] + [c for _, c in self.crib]
+        if self.starter is not None:
+            self.deck.append(self.starter)
+        self.draws, self.crib, self.starter = [], [], None
+        self.series, self.said_go, self.count, self.turn = [], [], 0, None
+        self.deck.sort(key=lambda c: c.index)  # the shuffle alone decides the order
+
+    def _cut_position(self, action: Cut) -> int:
+        if action.position is not None:
+            return action.position
+        return MIN_CUT_PART + self.rng.randbelow(len(self.deck) - 2 * MIN_CUT_PART + 1)
+
+    def _cut(self, seat: int, action: Cut) -> list[Record]:
+        self.turn_no += 1
+        position = self._cut_position(action)
+        cut = {"position": position, "random": action.position is None}
+        if self.phase == DRAW:
+            return self._draw(seat, position, cut)
+        if self.phase == CUT:
+            self.deck = self.deck[position:] + self.deck[:position]
+            return [Record("cut", seat, cut)] + self._deal()
+        return self._turn_up_starter(seat, position, cut)
+
+    def _draw(self, seat: int, position: int, cut: dict[str, Any]) -> list[Record]:
+        """One cut in the draw for the first deal; when all have drawn, the lowest deals (ties draw again)."""
+        card = self.deck.pop(position)
+        self.draws.append((seat, card))
+        self.drawing.pop(0)
+        records = [Record("draw", seat, {**cut, "card": card.text})]
+        if self.drawing:
+            return records
+        low = min(c.rank for _, c in self.draws)
+        tied = [s for s, c in self.draws if c.rank == low]
+        if len(tied) > 1:
+            self.deck += [c for _, c in self.draws]
+            self.draws = []
+            self.rng.shuffle(self.deck)
+            self.drawing = tied
+            return records + [Record("draw_tie", None, {"seats": tied, "rank": low.symbol})]
+        self.dealer = tied[0]
+        records.append(Record("dealer", self.dealer, {"card": next(c.text for s, c in self.draws if s == self.dealer)}))
+        self._collect_cards()
+        self.rng.shuffle(self.deck)  # the dealer shuffles for the deal
+        self.phase = CUT
+        return records
+
+    def _deal(self) -> list[Record]:
+        """One card at a time to each player, the dealer's left first; with three, one more to the crib."""
+        order = self.clockwise_from(self.left_of(self.dealer))  # type: ignore[arg-type]
+        for _ in range(hand_size(len(order))):
+            for s in order:
+                self.players[s].hand.append(self.deck.pop(0))
+        records = [Record("deal", s, {"cards": len(self.players[s].hand)}, {"hand": _texts(self.players[s].hand)})
+                   for s in order]
+        if len(order) == 3:
+            self.crib.append((None, self.deck.pop(0)))
+            records.append(Record("crib_card", None, {"cards": 1}))
+        self.phase = DISCARD
+        self.pending = list(order)
+        return records
+
+    def _discard(self, seat: int, action: Discard) -> list[Record]:
+        player = self.players[seat]
+        for card in action.cards:
+            player.hand.remove(card)
+            self.crib.append((seat, card))
+        player.discards = list(action.cards)
+        self.pending.remove(seat)
+        records = [Record("discard", seat, {"count": len(action.cards)}, {"cards": _texts(action.cards)})]
+        if not self.pending:
+            self.phase = STARTER
+            self.turn_no += 1
+        return records
+
+    def _turn_up_starter(self, seat: int, position: int, cut: dict[str, Any]) -> list[Record]:
+        self.starter = self.deck.pop(position)
+        records = [Record("starter", seat, {**cut, "card": self.starter.text})]
+        self.phase = PLAY
+        self.turn = self.left_of(self.dealer)  # type: ignore[arg-type]
+        if self.starter.rank == Rank.JACK:
+            records.append(self._peg_record("heels", self.dealer, HEELS_POINTS, {"reason": "his heels for two"}))  # type: ignore[arg-type]
+            records += self._won_if_reached(self.dealer)  # type: ignore[arg-type]
+        return records
+
+    # ----------------------------------------------------------- the play
+
+    def _play(self, seat: int, action: Play) -> list[Record]:
+        self.turn_no += 1
+        player = self.players[seat]
+        player.hand.remove(action.card)
+        player.played.append(action.card)
+        self.series.append((seat, action.card))
+        self.count += value(action.card)
+        points, reason = play_score([c for _, c in self.series])
+        records = [self._peg_record("play", seat, points, {"card": action.card.text, "count": self.count,
+                                                            "reason": reason})]
+        if points:
+            records += self._won_if_reached(seat)
+            if self.phase != PLAY:
+                return records
+        if self.count == LAST_COUNT:  # 31 pegged its two: the count starts again
+            return records + self._reset(seat)
+        return records + self._next_turn(seat)
+
+    def _next_turn(self, last: int) -> list[Record]:
+        """The next seat clockwise that can play; those passed over say "go". Nobody: ``last`` pegs the go."""
+        records = []
+        for seat in self.clockwise_from(self.left_of(last)):
+            if self.playable(seat):
+                self.turn = seat
+                return records
+            if seat != last and self.players[seat].hand and seat not in self.said_go:
+                self.said_go.append(seat)
+                records.append(Record("go", seat, {"count": self.count}))
+        last_card = not any(p.hand for p in self.players.values())
+        records.append(self._peg_record("go_point", last, 1, {"reason": go_reason(last_card)}))
+        records += self._won_if_reached(last)
+        if self.phase != PLAY:
+            return records
+        return records + self._reset(last)
+
+    def _reset(self, last: int) -> list[Record]:
+        """The count starts again at zero, led by the first seat after ``last`` with cards; none: the show."""
+        self.count, self.series, self.said_go = 0, [], []
+        holding = [s for s in self.clockwise_from(self.left_of(last)) if self.players[s].hand]
+        if not holding:
+            return self._show()
+        self.turn = holding[0]
+        return [Record("reset", self.turn)]
+
+    # ----------------------------------------------------------- the show
+
+    def _show(self) -> list[Record]:
+        """Count the hands clockwise from the dealer's left (the dealer's last), then the crib; stop at a win."""
+        assert self.starter is not None and self.dealer is not None
+        self.turn = None
+        counts = [(s, "hand", self.players[s].played) for s in self.clockwise_from(self.left_of(self.dealer))]
+        counts.append((self.dealer, "crib", [c for _, c in self.crib]))
+        records = []
+        for seat, what, cards in counts:
+            items = show_items(cards, self.starter, crib=what == "crib")
+            points = items[-1]["total"] if items else 0
+            shown = {"what": what, "cards": _texts(cards), "starter": self.starter.text, "items": items}
+            records.append(self._peg_record("show", seat, points, shown))
+            self.show.append(records[-1].public)
+            records += self._won_if_reached(seat)
+            if self.phase != PLAY:
+                return records
+        self.phase = WAITING
+        self.next_dealer = self.left_of(self.dealer)
+        return records
+
+    # ----------------------------------------------------------- scores, the end of a game
+
+    def _peg_record(self, kind: str, seat: int, points: int, public: dict[str, Any]) -> Record:
+        """Add ``points`` to ``seat``'s side (moving its back peg) and the record saying so."""
+        side = self.side_of(seat)
+        if points:
+            self.backs[side] = self.scores[side]
+            self.scores[side] += points
+        return Record(kind, seat, {**public, "points": points, "score": self.scores[side]})
+
+    def _won_if_reached(self, seat: int) -> list[Record]:
+        side = self.side_of(seat)
+        if self.scores[side] < self.settings.target:
+            return []
+        return self._settle(side)
+
+    def _multiplier(self, score: int) -> int:
+        """What a loser with ``score`` pays, in stakes: 3 for a double skunk, 2 for a skunk, else 1."""
+        target = self.settings.target
+        if self.settings.skunks and target in DOUBLE_SKUNK_LINE and score <= DOUBLE_SKUNK_LINE[target]:
+            return 3
+        if self.settings.skunks and score <= SKUNK_LINE[target]:
+            return 2
+        return 1
+
+    def _settle(self, side: int) -> list[Record]:
+        """The game is won by ``side``: each loser pays the stake times their multiplier (no more than they
+        hold), the winners share it equally (the odd chips to the earliest seats), and the loser deals next."""
+        winners = self.sides[side]
+        losses, paid = [], 0
+        for loser_side, seats in enumerate(self.sides):
+            if loser_side == side:
+                continue
+            multiplier = self._multiplier(self.scores[loser_side])
+            for s in seats:
+                p = self.players[s]
+                pay = min(self.settings.stake * multiplier, p.staked + p.stack)
+                p.stack += p.staked - pay
+                p.staked = 0
+                paid += pay
+                losses.append({"seat": s, "chips": pay, "multiplier": multiplier})
+        share, odd = divmod(paid, len(winners))
+        gains = []
+        for i, s in enumerate(winners):
+            p = self.players[s]
+            p.stack += p.staked + share + (i < odd)
+            p.staked = 0
+            gains.append({"seat": s, "chips": share + (i < odd)})
+        losing = [i for i in range(len(self.sides)) if i != side]
+        lowest = min(self.scores[i] for i in losing)
+        self.next_dealer = next(s for s in self.clockwise_from(self.left_of(winners[0]))
+                                if self.side_of(s) in losing and self.scores[self.side_of(s)] == lowest)
+        self.result = {"game": self.game_no, "winners": list(winners), "scores": list(self.scores),
+                       "losses": losses, "gains": gains}
+        self.in_game = False
+        self.phase = WAITING
+        self.turn = None
+        records = [Record("game_won", winners[0], dict(self.result))]
+        broke = [p.seat for p in self.players.values() if p.stack == 0]
+        if broke:
+            records += self._end(f"seat {broke[0]} has no chips left to stake")
+        return records
+
+    def _end(self, reason: str) -> list[Record]:
+        """The table stops: stakes of a game not finished go back (it pays nobody)."""
+        refunds = []
+        for p in self.players.values():
+            if p.staked:
+                refunds.append({"seat": p.seat, "chips": p.staked})
+                p.stack += p.staked
+                p.staked = 0
+        self.in_game = False
+        self.phase = OVER
+        self.turn = None
+        self.pending, self.drawing = [], []
+        ranked = sorted(self.players.values(), key=lambda p: (-p.stack, p.seat))
+        brought = {s: chips for s, _, chips in self.initial_players}
+        self.standings = [{"seat": p.seat, "name": p.name, "stack": p.stack, "brought": brought[p.seat]}
+                          for p in ranked]
+        return [Record("game_over", None, {"reason": reason, "refunds": refunds, "standings": self.standings})]
+
+    # ----------------------------------------------------------- persistence
+
+    def to_data(self, history: bool = True) -> dict[str, Any]:
+        data = {
+            "settings": self.settings.to_data(), "rng": self.rng.to_data(), "initial_rng": self.initial_rng,
+            "initial_players": [list(p) for p in self.initial_players],
+            "players": [p.to_data() for p in self.players.values()],
+            "phase": self.phase, "round_no": self.round_no, "game_no": self.game_no, "deal_no": self.deal_no,
+            "in_game": self.in_game, "turn_no": self.turn_no, "scores": list(self.scores), "backs": list(self.backs),
+            "dealer": self.dealer, "next_dealer": self.next_dealer, "deck": _texts(self.deck),
+            "drawing": list(self.drawing), "draws": [[s, c.text] for s, c in self.draws],
+            "pending": list(self.pending), "crib": [[s, c.text] for s, c in self.crib],
+            "starter": self.starter.text if self.starter else None, "turn": self.turn, "count": self.count,
+            "series": [[s, c.text] for s, c in self.series], "said_go": list(self.said_go),
+            "show": self.show, "result": self.result, "standings": self.standings,
+        }
+        if history:
+            data["history"] = [[s, a] for s, a in self.history]
+        return data
+
+    @classmethod
+    def from_data(cls, data: dict[str, Any]) -> "Game":
+        game = cls.__new__(cls)
+        game.settings = Settings.from_data(data["settings"])
+        game.rng = HashRng.from_data(data["rng"])
+        game.initial_rng = data["initial_rng"]
+        game.initial_players = [tuple(p) for p in data["initial_players"]]  # type: ignore[misc]
+        game.players = {p["seat"]: Player.from_data(p) for p in data["players"]}
+        for name in ("phase", "round_no", "game_no", "deal_no", "in_game", "turn_no", "dealer", "next_dealer",
+                     "turn", "count", "show", "result", "standings"):
+            setattr(game, name, data[name])
+        game.scores, game.backs = list(data["scores"]), list(data["backs"])
+        game.deck = _cards(data["deck"])
+        game.drawing, game.pending, game.said_go = list(data["drawing"]), list(data["pending"]), list(data["said_go"])
+        game.draws = [(s, Card.parse(c)) for s, c in data["draws"]]
+        game.crib = [(s, Card.parse(c)) for s, c in data["crib"]]
+        game.series = [(s, Card.parse(c)) for s, c in data["series"]]
+        game.starter = Card.parse(data["starter"]) if data["starter"] else None
+        game.history = ActionLog(data.get("history", ()), action_from_data)
+        return game
+
+
+_APPLY = {
+    StartRound: Game._start_round,
+    EndGame: lambda game, seat, action: game._end("ended by the table"),
+    SetAway: Game._set_away,
+    Cut: Game._cut,
+    Discard: Game._discard,
+    Play: Game._play,
+}
+"""How each kind of (already checked) action changes the game."""
