@@ -45,9 +45,9 @@ HEELS_POINTS = 2
 WAITING, DRAW, CUT, DISCARD, STARTER, PLAY, OVER = "waiting", "draw", "cut", "discard", "starter", "play", "over"
 
 SETTING_FIELDS = (
-    SettingField("target", "Game to", 121, choices=(121, 61)),
-    SettingField("skunks", "Skunks", True, choices=(False, True)),
-    SettingField("stake", "Stake", 100, minimum=1, maximum=MAX_STAKE),
+    SettingField("target", "Game to", 121, choices=(121, 61), hint="a short game to 61"),
+    SettingField("skunks", "Skunks", True, choices=(False, True), hint="a skunk pays double, a double skunk triple"),
+    SettingField("stake", "Stake", 100, minimum=1, maximum=MAX_STAKE, hint="what each loser pays the winners"),
 )
 """The settings' one owner: names, defaults and limits (:class:`Settings` checks them)."""
 _DEFAULTS = {f.name: f.default for f in SETTING_FIELDS}
