@@ -73,7 +73,7 @@ def bench_store(seconds: float) -> None:
     # durable: the same actions, each one unit of work (append, checkpoint, commit)
     with tempfile.TemporaryDirectory() as tmp:
         store = Store.open_dir(tmp)
-        store.create_table("bench", {}, "p", None)
+        store.create_table("bench", "down-and-back", {}, "p", None)
         game = Game(Settings(ante=1, stack=1_000_000), [(0, "a"), (1, "b"), (2, "c")], HashRng(b"bench"))
         store.start_game("t1", game.initial_rng, game.initial_players, game.settings.to_data(), "bench")
         store.commit()

@@ -48,7 +48,7 @@ from .store import Store, StoreBusy, StoreError, StoreFailed, secret_hash
 from .history import fit
 from .pacing import BUSY_RETRY
 from .rounds import HISTORY_KEEP
-from .table import Table, TableConfig
+from .table import GAME, Table, TableConfig
 from .text import NAME_MAX, TABLE_NAME_MAX, clean_name, clean_table_name, name_problem
 
 if TYPE_CHECKING:
@@ -717,7 +717,7 @@ class Lobby:
         if not name or len(name) > TABLE_NAME_MAX:
             raise RequestError("bad_name", f"a table name must be 1 to {TABLE_NAME_MAX} characters once cleaned")
         if self.store is not None:
-            table_id = self.store.create_table(name, settings.to_wire(), player.player_id, msg.private_code)
+            table_id = self.store.create_table(name, GAME.name, settings.to_wire(), player.player_id, msg.private_code)
         else:
             table_id = f"t{next(self._table_ids)}"
         table = Table(

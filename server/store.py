@@ -6,7 +6,9 @@ What is stored, and why it is enough
 ------------------------------------
 * ``players``: id, name, the SHA-256 of the token secret (never the secret
   itself) and the chip balance kept between games.
-* ``tables``: name, settings, host, private code, state, and once the game
+* ``tables``: name, the game it plays (``game``: a GameType's name, which the
+  restore looks up with ``engine.games.find_game``), settings, host, private
+  code, state, and once the game
   starts its RNG state at the start (``Game.initial_rng``), initial players,
   engine settings and the fingerprint of the engine playing it. A checkpoint
   (action count, round, phase, pot, stacks, and the full ``Game.to_data()``
@@ -213,11 +215,18 @@ CREATE TABLE spectators (
 ) WITHOUT ROWID;
 """
 
+# Every table written before version 4 is Down and Back's, the only game those servers hosted. New
+# tables always name their game (Store.create_table); the default only states what the old rows are.
+_V4_GAME = """
+ALTER TABLE tables ADD COLUMN game TEXT NOT NULL DEFAULT 'down-and-back';
+"""
+
 # (version it produces, what it does, how). Append only; never edit a released step.
 MIGRATIONS: list[tuple[int, str, Migration]] = [
     (1, "initial schema", _script(_V1)),
     (2, "rounds: public form and server-wide order", _v2_rounds_public_and_ordered),
     (3, "spectators: who watches which table, restored like seats", _script(_V3_SPECTATORS)),
+    (4, "tables: the game each table plays (engine.games.find_game)", _script(_V4_GAME)),
 ]
 
 
@@ -244,6 +253,7 @@ class TableRow:
     table_id: str
     table_no: int
     name: str
+    game: str  # the game's stable name, for engine.games.find_game
     settings: dict[str, Any]
     host_id: str | None
     private_code: str | None
@@ -625,12 +635,14 @@ class Store:
 
     # ------------------------------------------------------------ tables
 
-    def create_table(self, name: str, settings: dict[str, Any], host_id: str, private_code: str | None) -> str:
-        """Insert a new waiting table and return its id (``t<number>``, never reused)."""
+    def create_table(
+        self, name: str, game: str, settings: dict[str, Any], host_id: str, private_code: str | None,
+    ) -> str:
+        """Insert a new waiting table playing ``game`` (a GameType's name); return its id (``t<number>``, never reused)."""
         cursor = self._write(
-            "INSERT INTO tables (table_id, name, settings, host_id, private_code, state, created_at) "
-            "VALUES ('', ?, ?, ?, ?, 'waiting', ?)",
-            (name, _json(settings), host_id, private_code, time.time()),
+            "INSERT INTO tables (table_id, name, game, settings, host_id, private_code, state, created_at) "
+            "VALUES ('', ?, ?, ?, ?, ?, 'waiting', ?)",
+            (name, game, _json(settings), host_id, private_code, time.time()),
         )
         table_id = f"t{cursor.lastrowid}"
         self._write("UPDATE tables SET table_id = ? WHERE table_no = ?", (table_id, cursor.lastrowid))
@@ -705,7 +717,7 @@ class Store:
         """Every table in one of ``states``, with seats and (for started games) the action log."""
         marks = ",".join("?" * len(states))
         rows = self.conn.execute(
-            "SELECT table_id, table_no, name, settings, host_id, private_code, state, rng, initial_players, "
+            "SELECT table_id, table_no, name, game, settings, host_id, private_code, state, rng, initial_players, "
             "game_settings, engine, actions, round_no, phase, pot, stacks, checkpoint "
             f"FROM tables WHERE state IN ({marks}) ORDER BY table_no",
             tuple(states),
@@ -719,12 +731,12 @@ class Store:
         return tables
 
     def _table_row(
-        self, table_id: str, table_no: int, name: str, settings: str, host_id: str | None, code: str | None,
-        state: str, rng: str | None, players: str | None, game_settings: str | None, engine: str | None,
+        self, table_id: str, table_no: int, name: str, game: str, settings: str, host_id: str | None,
+        code: str | None, state: str, rng: str | None, players: str | None, game_settings: str | None, engine: str | None,
         actions: int, round_no: int | None, phase: str | None, pot: int | None, stacks: str | None,
         checkpoint: str | None,
     ) -> TableRow:
-        row = TableRow(table_id, table_no, name, json.loads(settings), host_id, code, state)
+        row = TableRow(table_id, table_no, name, game, json.loads(settings), host_id, code, state)
         row.seats = [
             SeatRow(seat, seat_name, player_id, bool(left))
             for seat, seat_name, player_id, left in self.conn.execute(

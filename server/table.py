@@ -129,8 +129,13 @@ class Table:
             settings = m.TableSettings(**row.settings)
         except Exception as exc:
             raise StoreError(f"table {row.table_id}: stored settings are invalid ({exc})") from None
+        try:
+            game_type = find_game(row.game)
+        except KeyError as exc:
+            raise StoreError(f"table {row.table_id}: {exc.args[0]}; run a dab-server that has that game") from None
         table = cls(row.table_id, row.name, settings, row.host_id or "", row.private_code, hub, config,
                     rng_factory, store)
+        table.game_type = game_type  # the game stored with the table (store schema version 4)
         table.seats = {s.seat: SeatInfo(s.seat, s.name, s.player_id, s.left) for s in row.seats}
         table.spectators = set(row.spectators)
         table.pacer.absent_not_before = table._loop.time() + config.turn_timeout

@@ -116,13 +116,34 @@ async def until(predicate: Callable[[], Any]) -> None:
         await asyncio.sleep(0.02)
 
 
+async def wait_any(clients: list[ScriptedClient], predicate: Callable[[], Any], timeout: float = WAIT) -> Any:
+    """Wait until ``predicate()`` is truthy, re-checking after a push to any of ``clients``."""
+    async def loop() -> Any:
+        while True:
+            for client in clients:
+                client._changed.clear()
+            result = predicate()
+            if result:
+                return result
+            waits = [asyncio.ensure_future(client._changed.wait()) for client in clients]
+            try:
+                await asyncio.wait(waits, return_when=asyncio.FIRST_COMPLETED)
+            finally:
+                for waiting in waits:
+                    waiting.cancel()
+
+    return await asyncio.wait_for(loop(), timeout)
+
+
 async def play_until(clients: list[ScriptedClient], done: Callable[[], Any]) -> None:
     """Play every decision the clients are shown with the baseline bot, one at a time, until ``done()``."""
     while not done():
         def ready() -> ScriptedClient | None:
             return next((c for c in clients if c.views and c.view["legal"] and c.view["to_act"]), None)
 
-        client = ready() or await clients[0].wait_for(ready)
+        client = await wait_any(clients, lambda: done() or ready())
+        if not isinstance(client, ScriptedClient):  # done
+            return
         view = client.view
         await client.act(baseline_action(view).to_data())
         await client.wait_for(lambda: client.view is not view)

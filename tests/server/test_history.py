@@ -127,7 +127,7 @@ def test_rounds_stored_before_the_upgrade_get_their_public_form_and_order(tmp_pa
     """Migration 2 fills in ``public`` and ``seq`` for rounds written by schema 1."""
     store = Store.open_dir(tmp_path)
     store.add_player("p1", "Ann", b"x" * 32, 100)
-    table_id = store.create_table("old", {}, "p1", None)
+    table_id = store.create_table("old", "down-and-back", {}, "p1", None)
     base = {"table_id": table_id, "dealer": 0, "cutter": 1, "seats": [0, 1], "names": {"0": "Ann", "1": "Bob"},
             "first_seq": 0, "last_seq": 0, "actions": [], "log": [], "result": None, "pot": 20,
             "stacks": {"0": 90, "1": 90}}
@@ -136,7 +136,8 @@ def test_rounds_stored_before_the_upgrade_get_their_public_form_and_order(tmp_pa
     store.commit()
     store.close()
     conn = sqlite3.connect(tmp_path / DB_NAME)  # put the file back to schema 1
-    conn.executescript("DROP TABLE spectators; "  # version 3's
+    conn.executescript("ALTER TABLE tables DROP COLUMN game; "  # version 4's
+                       "DROP TABLE spectators; "  # version 3's
                        "DROP INDEX rounds_by_seq; ALTER TABLE rounds DROP COLUMN seq; "
                        "ALTER TABLE rounds DROP COLUMN public; CREATE INDEX rounds_by_time ON rounds (finished_at); "
                        "UPDATE schema_version SET version = 1;")
