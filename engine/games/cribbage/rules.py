@@ -162,6 +162,7 @@ class Game:
         self.show: list[dict[str, Any]] = []  # this deal's counted hands, in order
         self.result: dict[str, Any] | None = None  # the last cribbage game's end
         self.standings: list[dict[str, Any]] | None = None
+        self.round_log: list[Record] = []  # this round's records (the views' recent log)
 
     # ----------------------------------------------------------- seats and sides
 
@@ -285,6 +286,7 @@ class Game:
         self.check(seat, action)
         records = _APPLY[type(action)](self, seat, action)
         self.history.append(seat, action)
+        self.round_log.extend(records)
         return records
 
     def check(self, seat: int | None, action: Action) -> None:
@@ -333,6 +335,7 @@ class Game:
         self.round_no += 1
         self.turn_no = 0
         self.show = []
+        self.round_log = []
         records: list[Record] = []
         if not self.in_game:
             records.append(self._start_game())
@@ -614,6 +617,7 @@ class Game:
             "starter": self.starter.text if self.starter else None, "turn": self.turn, "count": self.count,
             "series": [[s, c.text] for s, c in self.series], "said_go": list(self.said_go),
             "show": self.show, "result": self.result, "standings": self.standings,
+            "round_log": [r.to_data() for r in self.round_log],
         }
         if history:
             data["history"] = [[s, a] for s, a in self.history]
@@ -637,6 +641,7 @@ class Game:
         game.crib = [(s, Card.parse(c)) for s, c in data["crib"]]
         game.series = [(s, Card.parse(c)) for s, c in data["series"]]
         game.starter = Card.parse(data["starter"]) if data["starter"] else None
+        game.round_log = [Record.from_data(r) for r in data["round_log"]]
         game.history = ActionLog(data.get("history", ()), action_from_data)
         return game
 

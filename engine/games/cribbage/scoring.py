@@ -19,7 +19,7 @@ from __future__ import annotations
 from itertools import combinations, combinations_with_replacement, product
 from typing import Any, Iterable, Sequence
 
-from ...cards import Card, Rank, Suit
+from ...cards import DECK, Card, Rank
 
 JACK_INDEX = (Rank.JACK - 1) * 4  # the jack of the suit with index s is card JACK_INDEX + s
 PAIR_NAMES = {2: "a pair", 3: "a pair royal", 4: "a double pair royal"}
@@ -37,9 +37,16 @@ def number_word(n: int) -> str:
     return _TENS[tens] + (f"-{_UNITS[units]}" if units else "")
 
 
+_VALUES = [min((index >> 2) + 1, 10) for index in range(52)]
+
+
 def value(card: Card) -> int:
     """A card's value for counting to 15 and to 31: court cards and tens 10, the rest their pips."""
-    return min(int(card.rank), 10)
+    return _VALUES[card.index]
+
+
+_POSITIONS = {n: [combo for size in range(2, n + 1) for combo in combinations(range(n), size)] for n in (4, 5)}
+"""Every group of two or more of a hand's (or a hand and starter's) positions, for the fifteens."""
 
 
 # ----------------------------------------------------------------- the show
@@ -51,11 +58,11 @@ def _item(name: str, cards: Iterable[Card], points: int) -> dict[str, Any]:
 
 def _rank_items(cards: Sequence[Card]) -> list[dict[str, Any]]:
     """The items that depend on ranks alone: every fifteen, pairs by rank, every run of the longest length."""
+    values = [_VALUES[c.index] for c in cards]
     items = [
-        _item("fifteen", combo, 2)
-        for size in range(2, len(cards) + 1)
-        for combo in combinations(cards, size)
-        if sum(value(c) for c in combo) == 15
+        _item("fifteen", [cards[i] for i in combo], 2)
+        for combo in _POSITIONS[len(cards)]
+        if sum(map(values.__getitem__, combo)) == 15
     ]
     by_rank: dict[int, list[Card]] = {}
     for card in sorted(cards, key=lambda c: c.index):
@@ -122,20 +129,25 @@ def kept_points(hand: Sequence[Card]) -> int:
 _RANK_WEIGHT = [5 ** (index >> 2) for index in range(52)]  # a rank multiset's key: the sum of its weights
 
 
-def _rank_table() -> dict[int, int]:
-    """Fifteens, pairs and runs of every multiset of five ranks, keyed by the sum of their weights."""
-    table = {}
-    suits = list(Suit)
-    for ranks in combinations_with_replacement(range(1, 14), 5):
-        if len(set(ranks)) == 1:
-            continue  # only four cards of a rank
-        cards = [Card(Rank(r), suits[ranks[:i].count(r)]) for i, r in enumerate(ranks)]
-        key = sum(_RANK_WEIGHT[c.index] for c in cards)
-        table[key] = sum(item["points"] for item in _rank_items(cards))
-    return table
+class _RankTable(dict):
+    """Fifteens, pairs and runs of every multiset of five ranks, keyed by the sum of their weights.
+
+    Built whole on the first lookup (a third of a second), not at import: a
+    hit costs a plain dict lookup, and only a missing key reaches ``__missing__``.
+    """
+
+    def __missing__(self, key: int) -> int:
+        if self:
+            raise KeyError(key)
+        for ranks in combinations_with_replacement(range(13), 5):
+            if ranks[0] == ranks[4]:
+                continue  # only four cards of a rank
+            cards = [DECK[r * 4 + ranks[:i].count(r)] for i, r in enumerate(ranks)]  # a suit per repeat
+            self[sum(_RANK_WEIGHT[c.index] for c in cards)] = sum(item["points"] for item in _rank_items(cards))
+        return self[key]
 
 
-RANK_POINTS = _rank_table()
+RANK_POINTS = _RankTable()
 
 
 def show_score_indices(a: int, b: int, c: int, d: int, starter: int, crib: bool = False) -> int:

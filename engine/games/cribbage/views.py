@@ -13,6 +13,8 @@ from typing import Any
 
 from .rules import Game
 
+LOG_LENGTH = 12  # recent events; clients keep a longer log from the event stream
+
 
 def legal_summary(game: Game, seat: int) -> list[dict[str, Any]]:
     """The seat's legal actions (:meth:`Game.allowed`) in compact form: a cut range, the cards to choose from."""
@@ -71,6 +73,7 @@ def view_for(game: Game, seat: int | None) -> dict[str, Any]:
              "side": game.side_of(p.seat)}
             for p in game.players.values()
         ],
+        "log": [r.for_seat(view["seat"]) for r in game.round_log[-LOG_LENGTH:]],
         "show": game.show,
         "result": game.result,
         "standings": game.standings,
