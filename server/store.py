@@ -91,6 +91,7 @@ class StoreFailed(StoreError):
     """
 
 
+EXPORT_VERSION = 2  # of the JSON export; 2: every table names its game ("game")
 BUSY_WAIT = 0.1  # s: the longest a write waits for another program's lock (it blocks the event loop)
 BUSY_BACKOFF = 1.0  # s: after a busy lock, try again without waiting for this long
 
@@ -838,30 +839,32 @@ class Store:
         return value
 
     def export(self, table_id: str | None = None) -> dict[str, Any]:
-        """Finished rounds, and for finished games everything needed to replay them.
+        """Finished rounds, and for finished games everything needed to replay them, each table
+        stamped with its game's name (``engine.games.find_game`` reads the rest).
 
         The seed of a game still running is withheld (it would reveal the
         stock and every hand); its finished rounds are included.
         """
         where, params = ("WHERE table_id = ?", (table_id,)) if table_id else ("WHERE rng IS NOT NULL", ())
         rows = self.conn.execute(
-            "SELECT table_id, name, settings, state, rng, initial_players, game_settings, engine, started_at, "
+            "SELECT table_id, name, game, settings, state, rng, initial_players, game_settings, engine, started_at, "
             f"finished_at, pot, stacks FROM tables {where} ORDER BY table_no",
             params,
         ).fetchall()
         if table_id and not rows:
             raise StoreError(f"there is no table {table_id!r} in {self.path}")
-        return {"format": "down-and-back-history", "version": 1, "tables": [self._export_table(*row) for row in rows]}
+        return {"format": "down-and-back-history", "version": EXPORT_VERSION,
+                "tables": [self._export_table(*row) for row in rows]}
 
     def _export_table(
-        self, tid: str, name: str, settings: str, state: str, rng: str | None, players: str | None,
+        self, tid: str, name: str, game: str, settings: str, state: str, rng: str | None, players: str | None,
         game_settings: str | None, engine: str | None, started: float | None, finished: float | None,
         pot: int | None, stacks: str | None,
     ) -> dict[str, Any]:
         over = finished is not None and rng is not None
         try:
             return {
-                "table_id": tid, "name": name, "settings": json.loads(settings), "state": state,
+                "table_id": tid, "name": name, "game": game, "settings": json.loads(settings), "state": state,
                 "started_at": started, "finished_at": finished, "engine": engine,
                 "game_settings": json.loads(game_settings) if game_settings else None,
                 "initial_players": json.loads(players) if players else None,
@@ -902,10 +905,11 @@ class Store:
 
 # ----------------------------------------------------------------- helpers
 
-# What a stored round must hold for the server (history, restores) and export to read it: (key, type).
+# What a stored round of any game must hold for the server (history, restores) and export to read it:
+# (key, type). The rest of a round is its game's own (GameType.round_record, .public_round).
 _ROUND_SHAPE: dict[str, tuple[tuple[str, type], ...]] = {
-    "record": (("seats", list), ("names", dict), ("log", list), ("actions", list), ("stacks", dict), ("pot", int)),
-    "public": (("players", list), ("stacks", dict), ("pot", int)),
+    "record": (("log", list), ("actions", list), ("stacks", dict)),
+    "public": (("stacks", dict),),
 }
 
 _SQLITE_MAGIC = b"SQLite format 3\x00"

@@ -180,7 +180,10 @@ async def test_exported_history_replays_to_the_same_final_stacks(tmp_path):
     finally:
         await server.close()
     assert exported.returncode == 0, exported.stderr
-    (table,) = json.loads(exported.stdout)["tables"]
+    history = json.loads(exported.stdout)
+    assert (history["format"], history["version"]) == ("down-and-back-history", 2)
+    (table,) = history["tables"]
+    assert table["game"] == "down-and-back"  # each table stamped with its game
     game = replay(table)
     final = {str(s): p.stack for s, p in game.players.items()}
     assert game.phase == "over" and final == table["final_stacks"]
@@ -190,7 +193,8 @@ async def test_exported_history_replays_to_the_same_final_stacks(tmp_path):
         assert entry["actions"] == table["actions"][entry["first_seq"]:entry["last_seq"] + 1]
         assert entry["result"]["round"] == entry["round"]
     assert text.returncode == 0, text.stderr
-    assert "--- Round 1:" in text.stdout and "is dealt" in text.stdout and "Final stacks:" in text.stdout
+    assert "(Down and Back, finished)" in text.stdout and "--- Round 1\n" in text.stdout
+    assert " deals, " in text.stdout and "is dealt" in text.stdout and "Final stacks:" in text.stdout
     missing = run_cli("export", "--data-dir", str(tmp_path), "--table", "t999")
     assert missing.returncode == 2 and "no table 't999'" in missing.stderr
     nothing = run_cli("export", "--data-dir", str(tmp_path / "elsewhere"))

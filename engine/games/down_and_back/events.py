@@ -34,7 +34,8 @@ def describe(event: Mapping[str, Any]) -> list[Part] | None:
     """
     kind, seat = event["kind"], event.get("seat")
     if kind == "round":
-        return [_text("Antes of "), _chips(event["ante"]), _text(" each: pot "), _chips(event["pot"])]
+        return [_seat(event["dealer"]), _text(" deals, "), _seat(event["cutter"]), _text(" cuts; antes of "),
+                _chips(event["ante"]), _text(" each: pot "), _chips(event["pot"])]
     if kind == "cut":
         return [_seat(seat), _text(f" cuts at {event['position']}" + (" (random)" if event.get("random") else ""))]
     if kind == "deal":
