@@ -11,10 +11,10 @@ from engine.cards import DECK, parse_cards
 from engine.contract import EndGame, StartRound, Status
 from engine.errors import IllegalAction, NotYourTurn
 from engine.games.cribbage.actions import Claim, Cut, Discard, Muggins, Play
-from engine.games.cribbage.bots import baseline_action, strong_action
+from engine.games.cribbage.bots import baseline_action, discard_choices, strong_action
 from engine.games.cribbage.gametype import CRIBBAGE
 from engine.games.cribbage.rules import DISCARD, DRAW, PLAY, SHOW, STARTER, WAITING, Game, Settings
-from engine.games.cribbage.scoring import show_score_indices
+from engine.games.cribbage.scoring import show_score, show_score_indices
 from engine.games.cribbage.views import decision_view
 from engine.rng import HashRng
 
@@ -285,3 +285,16 @@ def test_bots_claim_their_exact_count_and_call_muggins():
         assert bot(decision_view(game, 0)) == Claim(4)
     game.apply(0, Claim(1))
     assert strong_action(decision_view(game, 1)) == Muggins(True) == CRIBBAGE.timeout_action(game, 1)
+
+
+def test_discard_choices_weigh_the_crib_by_whose_it_is():
+    hand = parse_cards("5H 5D JC QS 2C 9D")
+    mine, theirs = discard_choices(hand, own_crib=True), discard_choices(hand, own_crib=False)
+    assert len(mine) == 15 and {laid for laid, _, _ in mine} == {laid for laid, _, _ in theirs}
+    best_laid, best_hand, best_crib = mine[0]
+    assert all(best_hand + best_crib >= h + c for _, h, c in mine)
+    assert all(theirs[0][1] - theirs[0][2] >= h - c for _, h, c in theirs)
+    assert not any(c.rank == 5 for c in theirs[0][0])  # no five laid away into the opponent's crib
+    kept = [c for c in hand if c not in best_laid]
+    starters = [c for c in DECK if c not in hand]
+    assert best_hand == pytest.approx(sum(show_score(kept, s) for s in starters) / len(starters))

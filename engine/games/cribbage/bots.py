@@ -86,20 +86,27 @@ def expected_hand(kept: Sequence[int], starters: Sequence[int]) -> float:
     return sum(show_score_indices(a, b, c, d, s) for s in starters) / len(starters)
 
 
-def _strong_discard(view: dict[str, Any], hand: list[Card], count: int) -> Discard:
-    """Lay away what maximises the hand's expected show plus (or minus) the crib's expected show."""
+def discard_choices(hand: Sequence[Card], own_crib: bool) -> list[tuple[tuple[Card, ...], float, float]]:
+    """Every way to lay away (two of six cards, or one of five) as ``(laid, hand, crib)``, best first.
+
+    ``hand`` is the kept cards' show averaged over every starter not in ``hand``;
+    ``crib`` the expected show of a crib holding ``laid`` (:data:`CRIB_TWO`,
+    :data:`CRIB_ONE`). Best is the most ``hand + crib`` when the crib is the
+    seat's side's (``own_crib``), else ``hand - crib``. The strong bot's
+    discard, and what a client's hand helper shows.
+    """
     held = {c.index for c in hand}
     starters = [i for i in range(52) if i not in held]
-    sign = 1 if _own_crib(view) else -1
-    best, best_value = None, float("-inf")
+    count = len(hand) - 4
+    sign = 1 if own_crib else -1
+    choices = []
     for laid in combinations(_by_index(hand), count):
         kept = [c.index for c in hand if c not in laid]
         ranks = sorted(int(c.rank) for c in laid)
         crib = CRIB_TWO[ranks[0], ranks[1]] if count == 2 else CRIB_ONE[ranks[0]]
-        points = expected_hand(kept, starters) + sign * crib
-        if points > best_value:
-            best, best_value = laid, points
-    return Discard(best)  # type: ignore[arg-type]
+        choices.append((laid, expected_hand(kept, starters), crib))
+    choices.sort(key=lambda choice: choice[1] + sign * choice[2], reverse=True)  # stable: index order on a tie
+    return choices
 
 
 def _unseen(view: dict[str, Any]) -> list[Card]:
@@ -184,6 +191,6 @@ def _choose(view: dict[str, Any], strong: bool) -> Action:
     hand = _cards(view["hand"])
     if "discard" in legal:
         count = legal["discard"]["count"]
-        return _strong_discard(view, hand, count) if strong else _baseline_discard(hand, count)
+        return Discard(discard_choices(hand, _own_crib(view))[0][0]) if strong else _baseline_discard(hand, count)
     playable = _cards(legal["play"]["cards"])
     return _strong_play(view, playable) if strong else _baseline_play(view, playable)
