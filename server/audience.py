@@ -16,6 +16,7 @@ from engine.records import Record
 from protocol import messages as m
 
 from .errors import RequestError
+from .store import StoreError
 from .text import CHAT_MAX, clean_text
 
 if TYPE_CHECKING:
@@ -111,6 +112,15 @@ class Audience:
                 for message in self.chat_log:
                     hub.send(player_id, message)
 
+    def restore_chat(self, stored: list[dict[str, Any]]) -> None:
+        """The recent chat as the store kept it (oldest first), for members who come back."""
+        try:
+            self.chat_log.extend(m.ChatMessage(table_id=self.table.table_id, seat=line["seat"], name=line["name"],
+                                               text=line["text"], ts=line["ts"]) for line in stored)
+        except (KeyError, TypeError) as exc:
+            raise StoreError(f"table {self.table.table_id}: the stored chat is damaged ({exc!r}); "
+                             "restore the database from a backup") from None
+
     def catch_up(self, player_id: str) -> None:
         """``player_id`` just arrived (joined, watched, resumed): after their view, send the recent chat."""
         self._catching_up.add(player_id)
@@ -149,5 +159,8 @@ class Audience:
             table_id=table.table_id, seat=table.seat_of(player_id), name=name, text=text, ts=int(time.time() * 1000),
         )
         self.chat_log.append(message)
+        if table.store is not None:  # sent again after a restart (in the unit's commit, before anyone hears it)
+            table.store.add_chat(table.table_id, {"seat": message.seat, "name": name, "text": text, "ts": message.ts},
+                                 CHAT_KEEP)
         for member, _ in self.members():
             table.hub.send(member, message)

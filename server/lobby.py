@@ -821,7 +821,7 @@ class Lobby:
             log.info("store: %d commits", self.store.commits)
             self.store.close()
 
-_READ_ONLY = frozenset({m.ListTables, m.History, m.Ping, m.Chat})  # requests that never write: no lock needed
+_READ_ONLY = frozenset({m.ListTables, m.History, m.Ping})  # requests that never write: no lock needed
 
 
 class _UnitOfWork:

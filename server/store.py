@@ -27,6 +27,8 @@ What is stored, and why it is enough
   for ``dab-server export``, with what players may see of it (``public``,
   for the ``history`` request) and ``seq``, its place in the order rounds
   finished on this server (the log's own order: the clock may step back).
+* ``chat``: each table's last lines of chat, sent again to whoever comes
+  back after a restart; a closed table's are deleted.
 * ``ledger``: every chip that crosses between a balance and a table
   (``grant`` to new players, ``buy_in`` at game start, ``cash_out`` at game
   over), so conservation can be audited:
@@ -222,12 +224,23 @@ _V4_GAME = """
 ALTER TABLE tables ADD COLUMN game TEXT NOT NULL DEFAULT 'down-and-back';
 """
 
+# A table's recent chat, so that a restart sends what was said (Audience.CHAT_KEEP lines a table).
+_V5_CHAT = """
+CREATE TABLE chat (
+    table_id TEXT NOT NULL REFERENCES tables (table_id),
+    seq      INTEGER NOT NULL,                -- the line's place in the table's chat, from 1
+    message  TEXT NOT NULL,                   -- {seat, name, text, ts} as chat_message sends it (JSON)
+    PRIMARY KEY (table_id, seq)
+) WITHOUT ROWID;
+"""
+
 # (version it produces, what it does, how). Append only; never edit a released step.
 MIGRATIONS: list[tuple[int, str, Migration]] = [
     (1, "initial schema", _script(_V1)),
     (2, "rounds: public form and server-wide order", _v2_rounds_public_and_ordered),
     (3, "spectators: who watches which table, restored like seats", _script(_V3_SPECTATORS)),
     (4, "tables: the game each table plays (engine.games.find_game)", _script(_V4_GAME)),
+    (5, "chat: each table's recent chat, sent again after a restart", _script(_V5_CHAT)),
 ]
 
 
@@ -261,6 +274,7 @@ class TableRow:
     state: str
     seats: list[SeatRow] = field(default_factory=list)
     spectators: list[str] = field(default_factory=list)  # player ids
+    chat: list[dict[str, Any]] = field(default_factory=list)  # the recent chat, oldest first
     rng: dict[str, Any] | None = None
     initial_players: list[tuple[int, str, int]] | None = None
     game_settings: dict[str, Any] | None = None
@@ -664,7 +678,18 @@ class Store:
         self._write_many("INSERT INTO spectators (table_id, player_id) VALUES (?, ?)",
                          [(table_id, p) for p in sorted(player_ids)])
 
+    def add_chat(self, table_id: str, message: dict[str, Any], keep: int) -> None:
+        """One chat line, next in the table's order; only the table's last ``keep`` lines are kept."""
+        self._write("INSERT INTO chat (table_id, seq, message) VALUES "
+                    "(?, (SELECT coalesce(max(seq), 0) + 1 FROM chat WHERE table_id = ?), ?)",
+                    (table_id, table_id, _json(message)))
+        self._write("DELETE FROM chat WHERE table_id = ? AND seq <= (SELECT max(seq) FROM chat WHERE table_id = ?) - ?",
+                    (table_id, table_id, keep))
+
     def set_table_state(self, table_id: str, state: str, host_id: str | None = None) -> None:
+        """The table's state (and host); a closed table's chat is forgotten, as nobody can hear it again."""
+        if state == "closed":
+            self._write("DELETE FROM chat WHERE table_id = ?", (table_id,))
         self._write(
             "UPDATE tables SET state = ?, host_id = coalesce(?, host_id), "
             "finished_at = CASE WHEN ? IN ('finished', 'closed') THEN coalesce(finished_at, ?) END "
@@ -746,6 +771,8 @@ class Store:
         ]
         row.spectators = [player_id for (player_id,) in self.conn.execute(
             "SELECT player_id FROM spectators WHERE table_id = ? ORDER BY player_id", (table_id,))]
+        row.chat = [json.loads(message) for (message,) in self.conn.execute(
+            "SELECT message FROM chat WHERE table_id = ? ORDER BY seq", (table_id,))]
         if rng is not None:
             row.rng = json.loads(rng)
             row.initial_players = [tuple(p) for p in json.loads(players)]  # type: ignore[misc]

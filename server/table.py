@@ -138,6 +138,7 @@ class Table:
         table.game_type = game_type  # the game stored with the table (store schema version 4)
         table.seats = {s.seat: SeatInfo(s.seat, s.name, s.player_id, s.left) for s in row.seats}
         table.spectators = set(row.spectators)
+        table.audience.restore_chat(row.chat)
         table.pacer.absent_not_before = table._loop.time() + config.turn_timeout
         rebuild(table, row)
         return table
