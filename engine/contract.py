@@ -204,8 +204,25 @@ class Game(Protocol):
         deadlines on it and a client knows a prompt is new) and only then.
         """
 
+    def turn_id(self) -> tuple[Any, ...] | None:
+        """A hashable id of the turn now under way, ``None`` when no seat is to act.
+
+        A turn is one seat's whole say and may take several decisions (Down
+        and Back's draw, then its discard); a game whose every decision is a
+        turn returns :meth:`decision`. A seat whose clock runs out has its
+        whole turn played: the table applies the game's ``timeout_action``
+        while the seat is to act and ``turn_id()`` is unchanged.
+        """
+
     def legal_actions(self, seat: int) -> list[Any]:
         """Every action ``seat`` may take now (empty if it has nothing to do)."""
+
+    def check(self, seat: int | None, action: Any) -> None:
+        """Raise the typed error :meth:`apply` would raise for this action; change nothing.
+
+        The table asks it before it schedules a table action (can the next
+        round start now, or is every seat able to play away or broke?).
+        """
 
     def apply(self, seat: int | None, action: Any) -> list[Record]:
         """Apply ``action`` by ``seat`` (``None``: a table action); a rejection changes nothing."""
@@ -252,6 +269,21 @@ class GameType(Protocol):
 
     def timeout_action(self, game: Game, seat: int) -> Any:
         """The safe, passive choice played for a seat whose clock ran out."""
+
+    def buy_in(self, settings: Settings) -> tuple[int, int]:
+        """``(least, most)`` chips a seat brings to a game with ``settings``: a player with fewer
+        than ``least`` cannot play; each brings ``most`` (its whole balance if that is smaller)."""
+
+    def round_record(self, game: Game) -> dict[str, Any]:
+        """The round that has just ended (the table asks when ``status`` leaves ``PLAYING``) as
+        plain data, kept in full by the store. Besides the game's own fields it holds ``round``
+        (the round's number), ``result`` (``None``: the game ended before the round did) and
+        ``stacks`` (``{"seat": chips}`` after the round); the table adds where it sits in the
+        action log."""
+
+    def public_round(self, record: Mapping[str, Any]) -> dict[str, Any]:
+        """What every player may see of a :meth:`round_record` (a ``history`` item): hands
+        stay hidden except what the round showed everyone."""
 
     def summary(self, game: Game) -> str:
         """A short line for lobbies and history: the round, and who leads or won."""

@@ -39,6 +39,7 @@ from collections import deque
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Callable
 
+from engine.games import find_game
 from engine.rng import HashRng
 from protocol import messages as m
 
@@ -48,7 +49,7 @@ from .store import Store, StoreBusy, StoreError, StoreFailed, secret_hash
 from .history import fit
 from .pacing import BUSY_RETRY
 from .rounds import HISTORY_KEEP
-from .table import GAME, Table, TableConfig
+from .table import Table, TableConfig
 from .text import NAME_MAX, TABLE_NAME_MAX, clean_name, clean_table_name, name_problem
 
 if TYPE_CHECKING:
@@ -64,6 +65,7 @@ CODE_TRIES_PER_PLAYER = 5  # wrong private codes one player may try freely; then
 CODE_TRIES_PER_TABLE = 20  # ... and all players together at one table (back-off up to 1 min)
 LIST_BYTES = 56 * 1024  # a table list (push or list_tables result) stays well inside the 64 KiB frame limit
 TABLES_PUSH_INTERVAL = 0.5  # seconds between lobby list pushes (PROTOCOL.md: about two a second)
+NEW_TABLE_GAME = "down-and-back"  # the game of every new table until the settings name one (protocol v2, issue 13)
 
 
 @dataclass
@@ -261,8 +263,10 @@ class Lobby:
                     self.players[player_id].table_id = table.table_id
         if tables:
             self._table_ids = itertools.count(max(row.table_no for row in tables) + 1)
-        with self.atomic():
+        with self.atomic():  # every table is back: only now write, so a refused start changes nothing
             for table in self.tables.values():
+                if table.engine_outdated:
+                    store.set_engine(table.table_id, None)  # from now on only checkpoints restore it
                 table.broadcast()  # arms deadlines (full length), bots and the round pause
         if any(t.state != "playing" or t.spectators for t in self.tables.values()):
             self._reaper = asyncio.get_running_loop().call_later(self.config.restore_grace, self._reap_absent)
@@ -703,6 +707,7 @@ class Lobby:
     def _create_table(self, player: PlayerRecord, msg: m.CreateTable) -> dict[str, Any]:
         if len(self.tables) >= MAX_TABLES:
             raise RequestError("server_full", "this server has as many tables as it can hold")
+        game_type = find_game(NEW_TABLE_GAME)
         chosen = msg.settings  # an ante or stack left out is the server's default (--ante, --stack)
         settings = dataclasses.replace(
             chosen, ante=self.config.default_ante if chosen.ante is None else chosen.ante,
@@ -717,11 +722,12 @@ class Lobby:
         if not name or len(name) > TABLE_NAME_MAX:
             raise RequestError("bad_name", f"a table name must be 1 to {TABLE_NAME_MAX} characters once cleaned")
         if self.store is not None:
-            table_id = self.store.create_table(name, GAME.name, settings.to_wire(), player.player_id, msg.private_code)
+            table_id = self.store.create_table(name, game_type.name, settings.to_wire(), player.player_id,
+                                               msg.private_code)
         else:
             table_id = f"t{next(self._table_ids)}"
         table = Table(
-            table_id, name, settings, player.player_id, msg.private_code, self, self.config.table,
+            table_id, name, settings, player.player_id, msg.private_code, game_type, self, self.config.table,
             self._rng_for(int(table_id[1:])), self.store,
         )
         self.tables[table_id] = table

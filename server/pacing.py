@@ -12,8 +12,7 @@ import asyncio
 import logging
 from typing import TYPE_CHECKING, Callable
 
-from engine.contract import StartRound
-from engine.games.down_and_back.rules import OVER, WAITING
+from engine.contract import StartRound, Status
 from engine.records import Record
 
 from .store import StoreFailed
@@ -55,11 +54,11 @@ class Pacer:
         game = table.game
         if game is None:
             return
-        if game.phase == OVER:
+        if game.status is Status.OVER:
             self.cancel_all()
             table.hub.table_finished(table)
             return
-        if game.phase == WAITING:
+        if game.status is Status.BETWEEN_ROUNDS:
             self._set_deadline(None)
             self._auto_due.clear()
             if self._round_handle is None:
@@ -90,7 +89,7 @@ class Pacer:
         info = table.seats[seat]
         if info.bot:
             return "bot"
-        if info.left or table.game.players[seat].away:  # type: ignore[union-attr]
+        if info.left or seat in table.away:
             return "away"
         if not table.hub.is_connected(info.player_id):  # type: ignore[arg-type]
             return "absent"
@@ -137,11 +136,12 @@ class Pacer:
         and between rounds the next deal is scheduled. Checked by the tests
         after every message the server handles.
         """
-        game = self.table.game
-        if game is None or game.phase == OVER:
+        table = self.table
+        game = table.game
+        if game is None or game.status is Status.OVER:
             return []
-        if game.phase == WAITING:
-            if self._round_handle is None and len(game.eligible_seats()) >= 2:
+        if game.status is Status.BETWEEN_ROUNDS:
+            if self._round_handle is None and table.can_start_round():
                 return ["between rounds with no next deal scheduled"]
             return []
         problems = []
@@ -202,8 +202,7 @@ class Pacer:
 
     def _next_round(self) -> None:
         self._round_handle = None
-        game = self.table.game
-        if game is None or game.phase != WAITING or len(game.eligible_seats()) < 2:
+        if not self.table.can_start_round():
             return  # wait: a later change (someone coming back) schedules this again
 
         def step() -> None:
@@ -218,7 +217,7 @@ class Pacer:
 
         def step() -> None:
             game = table.game
-            if game is None or game.phase in (WAITING, OVER):
+            if game is None or game.status is not Status.PLAYING:
                 return
             now = self._loop.time() + DEADLINE_SLACK
             ready = [(seat, kind) for seat, (kind, at) in self._auto_due.items() if at <= now]
@@ -229,7 +228,7 @@ class Pacer:
                     table._apply(seat, table.game_type.bot_action(game, seat))
                 else:
                     if kind == "absent":
-                        table._after_records([Record("timeout", seat)])
+                        table.audience.record([Record("timeout", seat)])
                     self._auto_play(seat)
             for seat, _ in ready:
                 self._auto_due.pop(seat, None)
@@ -252,18 +251,16 @@ class Pacer:
                 return
             for seat in game.to_act():
                 if not table.seats[seat].bot:
-                    table._after_records([Record("timeout", seat)])
+                    table.audience.record([Record("timeout", seat)])
                     self._auto_play(seat)
 
         self._guarded(step, "_deadline_handle", self._on_deadline)
 
     def _auto_play(self, seat: int) -> None:
-        """Play ``seat``'s whole pending decision the safe way (a timeout or sitting out)."""
+        """Play ``seat``'s whole turn the safe way (a timeout or sitting out): every decision of it."""
         table = self.table
         game = table.game
         assert game is not None
-        round_no, phase, turn = game.round_no, game.phase, game.turn_index
-        while (
-            seat in game.to_act() and game.round_no == round_no and game.phase == phase and game.turn_index == turn
-        ):
+        turn = game.turn_id()
+        while seat in game.to_act() and game.turn_id() == turn:
             table._apply(seat, table.game_type.timeout_action(game, seat))

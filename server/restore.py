@@ -10,16 +10,13 @@ downtime.
 
 from __future__ import annotations
 
-import functools
-import hashlib
 import json
 import logging
 from typing import TYPE_CHECKING, Any
 
-from engine.contract import StartRound
+from engine.contract import Game, SetAway, StartRound, Status
 from engine.errors import EngineError
-from engine.games.down_and_back.actions import Action, Cut, Discard, Split, TakeDiscard, TakeStock
-from engine.games.down_and_back.rules import CUT, DRAW, OVER, SHOWDOWN, WAITING, Game, Settings
+from engine.fingerprint import fingerprint
 from engine.rng import HashRng
 
 from .history import public_round
@@ -44,11 +41,11 @@ def rebuild(table: "Table", row: TableRow) -> None:
     if row.checkpoint is None or len(row.actions) != row.snapshot["actions"]:
         raise StoreError(f"table {row.table_id}: {len(row.actions)} actions stored, checkpoint after "
                          f"{row.snapshot['actions']}")
-    if row.engine == engine_fingerprint():
+    if row.engine == fingerprint(table.game_type):
         _replay(table, row)
     else:
         _from_checkpoint(table, row)
-    game_seats = set(table.game.players)  # type: ignore[union-attr]
+    game_seats = set(table.stacks())
     # A running game holds every seat; at a finished one players leave the standings (or the grace frees them).
     if not (set(table.seats) <= game_seats if table.state == "finished" else set(table.seats) == game_seats):
         raise StoreError(f"table {row.table_id}: stored seats {sorted(table.seats)} do not match the game")
@@ -63,7 +60,10 @@ def _replay(table: "Table", row: TableRow) -> None:
         table.game = game
         table.rounds.chip_history = [table.stacks()]
         for seat, data in row.actions:
-            table.rounds.note(game.apply(seat, game_type.action_from_data(data)), live=False)
+            action = game_type.action_from_data(data)
+            before = game.status
+            game.apply(seat, action)
+            table.applied(action, before, live=False)
     except (EngineError, KeyError, TypeError, ValueError) as exc:
         raise StoreError(f"table {table.table_id}: the stored action log does not replay ({exc})") from None
     if checkpoint_state(game) != row.checkpoint:
@@ -76,38 +76,45 @@ def _from_checkpoint(table: "Table", row: TableRow) -> None:
 
     The new engine may draw differently from the same seed, so the log no
     longer replays; the checkpoint holds the shuffled stock and every hand,
-    so nothing already dealt or shown changes.
+    so nothing already dealt or shown changes. What the table keeps beside
+    the game (who is away, the rounds) comes from the action log and the
+    stored rounds.
     """
     assert row.checkpoint is not None
+    game_type = table.game_type
     if row.engine is not None:
         log.warning("table %s was started by another engine version (%s, now %s): restoring it from its checkpoint",
-                    table.table_id, row.engine, engine_fingerprint())
+                    table.table_id, row.engine, fingerprint(game_type))
     try:
-        table.game = Game.from_data(dict(row.checkpoint, history=[list(a) for a in row.actions]))
+        table.game = game_type.from_data(dict(row.checkpoint, history=[list(a) for a in row.actions]))
     except (EngineError, KeyError, TypeError, ValueError) as exc:
         raise StoreError(f"table {table.table_id}: this engine cannot read the stored checkpoint ({exc}); "
                          "run the dab-server version that started the game") from None
+    for _, data in row.actions:
+        if data.get("kind") == SetAway.kind:
+            (table.away.add if data["away"] else table.away.discard)(data["seat"])
     rounds = table.rounds
-    starts = [i for i, (_, a) in enumerate(row.actions) if a.get("kind") == "start_round"]
+    starts = [i for i, (_, a) in enumerate(row.actions) if a.get("kind") == StartRound.kind]
     rounds.round_first_seq = starts[-1] if starts else 0
+    rounds.rounds_started = len(starts)
     assert table.store is not None and row.initial_players is not None
     stored = table.store.rounds(table.table_id, 1 << 30)
-    rounds.history.extend(public_round(r) for r in stored)
+    rounds.history.extend(public_round(game_type, r) for r in stored)
     rounds.chip_history = [{seat: stack for seat, _, stack in row.initial_players}]
     rounds.chip_history += [{int(s): v for s, v in r["stacks"].items()} for r in stored if r["result"]]
-    if table.game.phase == OVER:
+    if table.game.status is Status.OVER:
         rounds.chip_history.append(table.stacks())
-    if row.engine is not None:
-        table.store.set_engine(table.table_id, None)  # from now on only checkpoints restore it
+    table.engine_outdated = row.engine is not None  # the lobby marks it checkpoint-only once every table is back
 
 
 def save_checkpoint(table: "Table") -> None:
     """Store the whole engine state of ``table`` (the lobby calls it just before it commits)."""
     game = table.game
     if table.store is not None and game is not None:
+        stacks = table.stacks()
         table.store.checkpoint(
-            table.table_id, checkpoint_json(game), len(game.history), game.round_no, game.phase, game.pot,
-            table.stacks(),
+            table.table_id, checkpoint_json(game), len(game.history), table.rounds.rounds_started,
+            game.status.value, game.chips_in_play() - sum(stacks.values()), stacks,
         )
 
 
@@ -119,30 +126,3 @@ def checkpoint_json(game: Game) -> str:
 def checkpoint_state(game: Game) -> dict[str, Any]:
     """The checkpoint as JSON reads it back (what :func:`rebuild` compares)."""
     return json.loads(checkpoint_json(game))
-
-
-@functools.cache
-def engine_fingerprint() -> str:
-    """How this engine plays: a hash of a fixed scripted 5-player game from a fixed seed.
-
-    Stored with each game. The same fingerprint means the action log replays
-    to the same state; a different one (an upgrade changed the RNG, the deal or
-    the rules) means a running game must be restored from its checkpoint. Bots
-    do not enter into it: their choices are in the log.
-    """
-    game = Game(Settings(), [(s, f"p{s}") for s in range(5)], HashRng(b"down-and-back engine fingerprint"))
-    for _ in range(3):
-        game.apply(None, StartRound())
-        while game.phase not in (WAITING, OVER):
-            seat = game.to_act()[0]
-            hand = game.players[seat].hand
-            if game.phase == CUT:
-                action: Action = Cut(None)
-            elif game.phase == SHOWDOWN:
-                action = Split(tuple(hand[:4]), tuple(hand[4:]))
-            elif game.step == DRAW:
-                action = TakeDiscard() if len(game.history) % 5 == 0 else TakeStock()
-            else:
-                action = Discard(hand[len(game.history) % len(hand)])
-            game.apply(seat, action)
-    return hashlib.sha256(json.dumps(checkpoint_state(game), sort_keys=True).encode()).hexdigest()[:16]

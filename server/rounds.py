@@ -1,11 +1,13 @@
 """A table's book of finished rounds and chips: what ``history`` and the final chart read.
 
-After each applied action the table hands the game's records to
-:meth:`RoundBook.note`, which keeps the round's full record when it ends
-(stored, and what players may see of it, :func:`server.history.public_round`),
-each seat's stacks after every round (the chart a finished table shows), and
-cashes the stacks out when the game is over. The same bookkeeping runs while
-a restore replays the log, writing nothing.
+After each applied action the table calls :meth:`RoundBook.note`. When a
+round ends (the game's status leaves ``PLAYING``) the book keeps the game's
+record of it (:meth:`~engine.contract.GameType.round_record`, stored with
+where it sits in the action log) and what players may see of it
+(:func:`server.history.public_round`); it keeps each seat's stacks after
+every round (the chart a finished table shows), and cashes the stacks out
+when the game is over. The same bookkeeping runs while a restore replays the
+log, writing nothing.
 """
 
 from __future__ import annotations
@@ -14,7 +16,7 @@ import time
 from collections import deque
 from typing import TYPE_CHECKING, Any
 
-from engine.records import Record
+from engine.contract import Action, StartRound, Status
 
 from .history import public_round
 
@@ -33,9 +35,11 @@ class RoundBook:
         self.history: deque[dict[str, Any]] = deque(maxlen=HISTORY_KEEP)
         self.chip_history: list[dict[int, int]] = []
         self.round_first_seq = 0  # index in the action log of this round's start_round
+        self.rounds_started = 0
 
-    def note(self, records: list[Record], live: bool = True) -> None:
-        """Bookkeeping after an action: round records, chip history, settling at game over.
+    def note(self, action: Action, before: Status, live: bool = True) -> None:
+        """Bookkeeping after ``action`` moved the game on from status ``before``: the round's
+        record when it ends, chip history, settling at game over.
 
         ``live=False`` while replaying on restore: the same bookkeeping, but
         nothing is written (the store already holds it).
@@ -43,50 +47,41 @@ class RoundBook:
         table = self.table
         game = table.game
         assert game is not None
-        for record in records:
-            if record.kind == "round":
-                self.round_first_seq = len(game.history) - 1
-            elif record.kind == "result":
-                self._finish_round(self.round_record(dict(record.public), game.pot), live)
+        if isinstance(action, StartRound):
+            self.round_first_seq = len(game.history) - 1
+            self.rounds_started += 1
+        status = game.status
+        if before is Status.PLAYING and status is not Status.PLAYING:
+            entry = self.round_record()
+            self._finish_round(entry, live)
+            if entry["result"] is not None:  # a round the game's end cut short changed nobody's stack
                 self.chip_history.append(table.stacks())
-            elif record.kind == "game_over":
-                if not any(r.kind == "result" for r in game.round_log):  # ended mid-round: antes refunded
-                    refunded = sum(r["chips"] for r in record.public["refunds"])
-                    self._finish_round(self.round_record(None, refunded), live)
-                self.chip_history.append(table.stacks())
-                if live:
-                    moves = [(s, i.player_id, game.players[s].stack) for s, i in sorted(table.seats.items())]
-                    table.hub.move_chips(table, "cash_out", moves)
-                    table._save()
+        if status is Status.OVER:
+            self.chip_history.append(table.stacks())
+            if live:
+                stacks = game.stacks()
+                moves = [(s, i.player_id, stacks[s]) for s, i in sorted(table.seats.items())]
+                table.hub.move_chips(table, "cash_out", moves)
+                table._save()
 
     def _finish_round(self, entry: dict[str, Any], live: bool) -> None:
         table = self.table
-        public = public_round(entry)
+        public = public_round(table.game_type, entry)
         self.history.append(public)
         if live:
             if table.store is not None:
                 table.store.add_round(table.table_id, entry, public)
             table.hub.round_finished([i.player_id for i in table.seats.values() if i.player_id is not None], public)
 
-    def round_record(self, showdown: dict[str, Any] | None, pot: int) -> dict[str, Any]:
-        """The whole current round as plain data: deal, every action, splits and result.
-
-        ``showdown`` is the engine's result (None when the game ended before
-        the showdown, ``pot`` then being the antes paid back).
-        """
+    def round_record(self) -> dict[str, Any]:
+        """The round that has just ended as plain data: the game's record of it, and its actions."""
         table = self.table
         game = table.game
         assert game is not None
         first, last = self.round_first_seq, len(game.history) - 1
         return {
-            "table_id": table.table_id, "round": game.round_no, "dealer": game.dealer, "cutter": game.cutter,
-            "seats": list(game.order), "names": {str(s): p.name for s, p in game.players.items()},
-            "first_seq": first, "last_seq": last,
-            "actions": [[s, a] for s, a in game.history[first:last + 1]],
-            "log": [r.to_data() for r in game.round_log],
-            "result": showdown,
-            "pot": showdown["pot"] if showdown else pot,
-            "stacks": {str(s): p.stack for s, p in game.players.items()},
+            "table_id": table.table_id, **table.game_type.round_record(game),
+            "first_seq": first, "last_seq": last, "actions": [[s, a] for s, a in game.history[first:last + 1]],
             "finished_at": time.time(),
         }
 

@@ -69,6 +69,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Iterable, Iterator, Sequence
 
+from engine.games import find_game
+
 from .history import public_round
 
 DB_NAME = "down-and-back.sqlite3"
@@ -197,7 +199,10 @@ def _script(sql: str) -> Migration:
 
 
 def _v2_rounds_public_and_ordered(conn: sqlite3.Connection) -> None:
-    """Rounds get their public form and a server-wide sequence (older rounds: in the order of their times)."""
+    """Rounds get their public form and a server-wide sequence (older rounds: in the order of their times).
+
+    Every round stored before version 2 is Down and Back's (the only game then).
+    """
     conn.execute("ALTER TABLE rounds ADD COLUMN seq INTEGER")
     conn.execute("ALTER TABLE rounds ADD COLUMN public TEXT")
     conn.execute("DROP INDEX rounds_by_time")
@@ -205,7 +210,7 @@ def _v2_rounds_public_and_ordered(conn: sqlite3.Connection) -> None:
     for seq, (table_id, round_no, record) in enumerate(rows.fetchall(), 1):
         conn.execute(
             "UPDATE rounds SET seq = ?, public = ? WHERE table_id = ? AND round_no = ?",
-            (seq, _json(public_round(json.loads(record))), table_id, round_no),
+            (seq, _json(public_round(find_game("down-and-back"), json.loads(record))), table_id, round_no),
         )
     conn.execute("CREATE UNIQUE INDEX rounds_by_seq ON rounds (seq)")
 

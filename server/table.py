@@ -28,11 +28,10 @@ import itertools
 from dataclasses import dataclass
 from typing import Any, Callable, ContextManager, Protocol
 
-from engine.contract import EndGame, SetAway, StartRound
+from engine.contract import TABLE_ACTIONS, Action, EndGame, Game, GameType, SetAway, StartRound, Status
 from engine.errors import EngineError, IllegalAction, InvalidAction, NotYourTurn
+from engine.fingerprint import fingerprint
 from engine.games import find_game
-from engine.games.down_and_back.actions import Action
-from engine.games.down_and_back.rules import OVER, Game
 from engine.records import Record
 from engine.rng import HashRng
 from protocol import messages as m
@@ -40,13 +39,12 @@ from protocol import messages as m
 from .audience import Audience
 from .errors import RequestError
 from .pacing import Pacer
-from .restore import engine_fingerprint, rebuild, save_checkpoint
+from .restore import rebuild, save_checkpoint
 from .rounds import RoundBook
 from .store import SeatRow, Store, StoreError, TableRow
 
 BOT_NAMES = [f"{name} {m.BOT_MARK}" for name in ("Ada", "Bert", "Cleo", "Dot", "Eli")]
 
-GAME = find_game("down-and-back")  # the one game tables host until the protocol names a table's game
 
 
 class Hub(Protocol):
@@ -96,6 +94,7 @@ class Table:
         settings: m.TableSettings,
         host_id: str,
         private_code: str | None,
+        game_type: GameType,
         hub: Hub,
         config: TableConfig,
         rng_factory: Callable[[], HashRng] = HashRng,
@@ -110,11 +109,13 @@ class Table:
         self.config = config
         self.rng_factory = rng_factory
         self.store = store
-        self.game_type = GAME
+        self.game_type = game_type
         self.seats: dict[int, SeatInfo] = {}
         self.spectators: set[str] = set()
         self.game: Game | None = None
+        self.away: set[int] = set()  # seats the table has set away (SetAway): their moves are played for them
         self.unattended_since: float | None = None  # when the lobby's sweep last found nobody here
+        self.engine_outdated = False  # restored from its checkpoint: its log no longer replays from the seed
         self._loop = asyncio.get_running_loop()
         self.pacer = Pacer(self)
         self.audience = Audience(self)
@@ -133,9 +134,8 @@ class Table:
             game_type = find_game(row.game)
         except KeyError as exc:
             raise StoreError(f"table {row.table_id}: {exc.args[0]}; run a dab-server that has that game") from None
-        table = cls(row.table_id, row.name, settings, row.host_id or "", row.private_code, hub, config,
+        table = cls(row.table_id, row.name, settings, row.host_id or "", row.private_code, game_type, hub, config,
                     rng_factory, store)
-        table.game_type = game_type  # the game stored with the table (store schema version 4)
         table.seats = {s.seat: SeatInfo(s.seat, s.name, s.player_id, s.left) for s in row.seats}
         table.spectators = set(row.spectators)
         table.audience.restore_chat(row.chat)
@@ -153,7 +153,7 @@ class Table:
     def state(self) -> str:
         if self.game is None:
             return "waiting"
-        return "finished" if self.game.phase == OVER else "playing"
+        return "finished" if self.game.status is Status.OVER else "playing"
 
     def seat_of(self, player_id: str) -> int | None:
         for info in self.seats.values():
@@ -183,9 +183,20 @@ class Table:
         return info.bot or (not info.left and self.hub.is_connected(info.player_id))  # type: ignore[arg-type]
 
     def stacks(self) -> dict[int, int]:
-        """Each seat's chips in the running game."""
+        """Each seat's chips in hand in the running game (not counting what the round has staked)."""
         assert self.game is not None
-        return {s: p.stack for s, p in self.game.players.items()}
+        return self.game.stacks()
+
+    def can_start_round(self) -> bool:
+        """Between rounds, and the game would deal the next one now (enough seats present and able to play)."""
+        game = self.game
+        if game is None or game.status is not Status.BETWEEN_ROUNDS:
+            return False
+        try:
+            game.check(None, StartRound())
+        except EngineError:
+            return False
+        return True
 
     # ------------------------------------------------------------ membership
 
@@ -196,7 +207,7 @@ class Table:
                 raise RequestError("already_at_table", f"you are already seated at this table (seat {held})")
             self.seats[held].left = False  # coming back to a held seat
             self._set_watching(player_id, False)
-            if self.game is not None and self.game.phase != OVER and self.game.players[held].away:
+            if self.game is not None and self.game.status is not Status.OVER and held in self.away:
                 self._apply(None, SetAway(held, False))
             self._claim_host(player_id)
             self._save()
@@ -242,11 +253,11 @@ class Table:
         self._set_watching(player_id, False)
         seat = self.seat_of(player_id)
         if seat is not None:
-            if self.game is None or self.game.phase == OVER:
+            if self.game is None or self.game.status is Status.OVER:
                 del self.seats[seat]
             else:
                 self.seats[seat].left = True
-                if not self.game.players[seat].away:
+                if seat not in self.away:
                     self._apply(None, SetAway(seat, True))
         if player_id == self.host_id:
             present = self._present_humans()
@@ -329,17 +340,20 @@ class Table:
         self._require_host(player_id)
         if self.game is not None:
             raise RequestError("game_running", "the game has already started")
-        if len(self.seats) < 2:
-            raise RequestError("not_enough_players", "at least 2 seated players are needed to start")
+        if len(self.seats) < self.game_type.min_seats:
+            raise RequestError(
+                "not_enough_players", f"at least {self.game_type.min_seats} seated players are needed to start"
+            )
         settings = self.game_type.settings({f.name: getattr(self.settings, f.name) for f in self.game_type.setting_fields})
         seated = sorted(self.seats.values(), key=lambda i: i.seat)
-        buy_ins = [(i.seat, i.player_id, self._buy_in(i)) for i in seated]
+        least, most = self.game_type.buy_in(settings)
+        buy_ins = [(i.seat, i.player_id, self._buy_in(i, least, most)) for i in seated]
         players = [(i.seat, i.name, amount) for i, (_, _, amount) in zip(seated, buy_ins)]
         self.game = self.game_type.new(settings, players, self.rng_factory())
         if self.store is not None:
             self.store.start_game(
                 self.table_id, self.game.initial_rng, self.game.initial_players, settings.to_data(),
-                engine_fingerprint(),
+                fingerprint(self.game_type),
             )
         self.hub.move_chips(self, "buy_in", buy_ins)
         self._save()
@@ -347,24 +361,25 @@ class Table:
         self._apply(None, StartRound())
         self.broadcast()
 
-    def _buy_in(self, info: SeatInfo) -> int:
-        """Chips a seat brings: the starting stack, or a player's whole balance if smaller.
+    def _buy_in(self, info: SeatInfo, least: int, most: int) -> int:
+        """Chips a seat brings: ``most`` (the game's :meth:`~engine.contract.GameType.buy_in`),
+        or a player's whole balance if smaller.
 
-        Bots are staked by the house. A player whose balance cannot cover the
-        ante cannot play (the check runs for everyone before any chip moves).
+        Bots are staked by the house. A player with fewer than ``least`` chips
+        cannot play (the check runs for everyone before any chip moves).
         """
         if info.player_id is None:
-            return self.settings.stack
+            return most
         balance = self.hub.balance(info.player_id)
-        if balance < self.settings.ante:
+        if balance < least:
             raise RequestError(
-                "insufficient_chips", f"{info.name} has {balance} chips, less than the ante of {self.settings.ante}"
+                "insufficient_chips", f"{info.name} has {balance} chips, less than the {least} this table needs to play"
             )
-        return min(balance, self.settings.stack)
+        return min(balance, most)
 
     def end(self, player_id: str) -> None:
         self._require_host(player_id)
-        if self.game is None or self.game.phase == OVER:
+        if self.game is None or self.game.status is Status.OVER:
             raise RequestError("no_game", "there is no game running to end")
         self.finish()
 
@@ -380,7 +395,7 @@ class Table:
             action = self.game_type.action_from_data(data)
         except InvalidAction as exc:
             raise RequestError("illegal_action", str(exc)) from None
-        if isinstance(action, (StartRound, EndGame, SetAway)):
+        if isinstance(action, TABLE_ACTIONS):
             raise RequestError("illegal_action", f"{action.kind} is not a player action")
         self._apply(seat, action)
         self.broadcast()
@@ -392,39 +407,44 @@ class Table:
         seat = self.seat_of(player_id)
         if seat is None:
             raise RequestError("not_seated", "you are not seated at this table")
-        if self.game is None or self.game.phase == OVER:
+        if self.game is None or self.game.status is Status.OVER:
             raise RequestError("no_game", "there is no game running at this table")
         return seat
 
     def sit_out(self, player_id: str, away: bool) -> None:
         seat = self._playing_seat(player_id)
         assert self.game is not None
-        if self.game.players[seat].away != away:
+        if (seat in self.away) != away:
             self._apply(None, SetAway(seat, away))
         self.broadcast()
 
-    def _apply(self, seat: int | None, action: Action) -> list[Any]:
-        assert self.game is not None
+    def _apply(self, seat: int | None, action: Action) -> list[Record]:
+        """Apply a seat's or the table's action, log it, and have it noted and told."""
+        game = self.game
+        assert game is not None
+        before = game.status
         try:
-            records = self.game.apply(seat, action)
+            records = game.apply(seat, action)
         except NotYourTurn as exc:
             raise RequestError("not_your_turn", exc.reason) from None
         except IllegalAction as exc:
             raise RequestError("illegal_action", exc.reason) from None
         except EngineError as exc:
             raise RequestError("illegal_action", str(exc)) from None
-        game = self.game
         if self.store is not None:
             seat_, data = game.history[-1]
             self.store.append_action(self.table_id, len(game.history) - 1, seat_, data)
             self.hub.touched(self)
-        self._after_records(records)
+        self.applied(action, before)
+        self.audience.record(records)
         return records
 
-    def _after_records(self, records: list[Record]) -> None:
-        """What every applied action (and a timeout) leads to: the round book, then the members' news."""
-        self.rounds.note(records)
-        self.audience.record(records)
+    def applied(self, action: Action, before: Status, live: bool = True) -> None:
+        """The bookkeeping of every applied action, live or replayed on restore (``live=False``:
+        nothing is written): who is away, and the round book (``before``: the game's status before it)."""
+        if isinstance(action, SetAway):
+            (self.away.add if action.away else self.away.discard)(action.seat)
+        self.rounds.note(action, before, live)
 
     # ------------------------------------------------------------ news and timers
 

@@ -6,8 +6,9 @@ game gets all of this by registering in ``engine.games.GAMES``. After every
 action: all cards are accounted for, chips are conserved, no view holds a
 card its viewer may not know, views are plain string-keyed data, and
 to_data / from_data round-trips; bot and timeout moves are always legal; a
-rejected action changes nothing; every event is worded; seed plus history
-replays the game exactly.
+rejected action changes nothing, and ``check`` rejects exactly what ``apply``
+does; every event is worded; every round that ends has a plain-data record
+and public record; seed plus history replays the game exactly.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from hypothesis import HealthCheck, assume, given, settings as hsettings, strate
 
 from engine.contract import EndGame, GameType, SetAway, StartRound, Status, plain_text
 from engine.errors import EngineError, InvalidAction
+from engine.fingerprint import fingerprint
 from engine.games import GAMES, find_game
 from engine.rng import HashRng
 from plain_data import assert_plain_data, strings_in
@@ -122,6 +124,15 @@ def check_rejection_changes_nothing(game, seat: int, action: Any) -> None:
     assert game.to_data() == before
 
 
+def check_round_record(game_type: GameType, game) -> None:
+    """A round just ended: the game's record of it and its public part are plain data with the contract's fields."""
+    record = game_type.round_record(game)
+    assert_plain_data(record)
+    assert {"round", "result", "stacks"} <= set(record)
+    assert record["stacks"] == {str(seat): chips for seat, chips in game.stacks().items()}
+    assert_plain_data(game_type.public_round(record))
+
+
 def play(game_type: GameType, game, chooser: random.Random, actions: int) -> None:
     """Up to ``actions`` random legal moves, table actions among them, checking everything after each."""
     seats = sorted(game.stacks())
@@ -147,20 +158,31 @@ def play(game_type: GameType, game, chooser: random.Random, actions: int) -> Non
             action = bot if chooser.random() < 0.5 else chooser.choice(game.legal_actions(seat))
             check_rejection_changes_nothing(game, seat, action)
         try:
+            game.check(seat, action)
+        except EngineError:
+            allowed = False
+        else:
+            allowed = True
+        before = game.status
+        try:
             records = game.apply(seat, action)
         except EngineError:
             assert seat is None  # a table action the state does not allow (too few players to start)
+            assert not allowed, f"check allowed {action} that apply rejected"
             for s in seats:
                 game.apply(None, SetAway(s, False))
             continue
+        assert allowed, f"check rejected {action} that apply took"
         if isinstance(action, StartRound):
             watcher.new_round()
+        if before is Status.PLAYING and game.status is not Status.PLAYING:
+            check_round_record(game_type, game)
         watcher.saw(records)
         check_wording(game_type, records, seats)
         if game.status is Status.PLAYING:
-            assert game.to_act() and game.decision() is not None
+            assert game.to_act() and game.decision() is not None and hash(game.turn_id()) is not None
         else:
-            assert not game.to_act() and game.decision() is None
+            assert not game.to_act() and game.decision() is None and game.turn_id() is None
         watcher.check_views(game)
         check_state(game_type, game, deck, chips)
         assert game_type.summary(game).strip()
@@ -175,6 +197,16 @@ def test_every_game_is_registered_under_its_own_name(game_type):
     assert game_type.settings(defaults.to_data()) == defaults
     with pytest.raises(KeyError, match="known games"):
         find_game("no-such-game")
+    least, most = game_type.buy_in(defaults)
+    assert 0 < least <= most
+
+
+def test_every_game_has_its_own_steady_fingerprint():
+    """What a stored game's replay is checked against: the same for the same engine, one per game."""
+    prints = [fingerprint(game_type) for game_type in GAME_TYPES]
+    assert all(len(p) == 16 and int(p, 16) >= 0 for p in prints) and len(set(prints)) == len(prints)
+    fingerprint.cache_clear()
+    assert [fingerprint(game_type) for game_type in GAME_TYPES] == prints
 
 
 @pytest.mark.parametrize("game_type", GAME_TYPES, ids=[g.name for g in GAME_TYPES])

@@ -433,7 +433,7 @@ async def test_a_game_survives_an_engine_upgrade_from_its_checkpoint(durable, mo
     from server import restore as restore_module
     original = HashRng.randbelow
     monkeypatch.setattr(HashRng, "randbelow", lambda self, n: (original(self, n) + 1) % n)
-    monkeypatch.setattr(restore_module, "engine_fingerprint", lambda: "an-upgraded-engine")
+    monkeypatch.setattr(restore_module, "fingerprint", lambda game_type: "an-upgraded-engine")
     server = await durable()
     table = server.lobby.tables[tid]
     assert table.game.to_data() == before  # same hands, same stock, same turn

@@ -238,6 +238,10 @@ class Game:
             return None
         return (self.round_no, self.phase, self.turn_no)
 
+    def turn_id(self) -> tuple[Any, ...] | None:
+        """Every decision is a whole turn."""
+        return self.decision()
+
     def allowed(self, seat: int) -> dict[str, Any]:
         """What ``seat`` may do now, by action kind: the one statement of legality.
 

@@ -9,6 +9,7 @@ from ...rng import HashRng
 from .actions import Action, action_from_data
 from .bots import baseline_action, timeout_action
 from .events import describe
+from .rounds import public_round, round_record
 from .rules import MAX_PLAYERS, MIN_PLAYERS, OVER, SETTING_FIELDS, Game, Settings
 from .views import decision_view
 
@@ -40,6 +41,16 @@ class DownAndBack:
 
     def timeout_action(self, game: Game, seat: int) -> Action:
         return timeout_action(decision_view(game, seat))
+
+    def buy_in(self, settings: Settings) -> tuple[int, int]:
+        """A player must cover one ante to play, and brings the starting stack."""
+        return settings.ante, settings.stack
+
+    def round_record(self, game: Game) -> dict[str, Any]:
+        return round_record(game)
+
+    def public_round(self, record: Mapping[str, Any]) -> dict[str, Any]:
+        return public_round(record)
 
     def describe(self, event: Mapping[str, Any]) -> list[Part] | None:
         return describe(event)

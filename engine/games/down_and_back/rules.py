@@ -178,6 +178,12 @@ class Game:
             return None
         return (self.round_no, self.phase, self.turn_index, self.step if self.phase == PLAY else None)
 
+    def turn_id(self) -> tuple[Any, ...] | None:
+        """The turn under way: (round, phase, turn), the same for a turn's draw and its discard."""
+        if self.phase in (WAITING, OVER):
+            return None
+        return (self.round_no, self.phase, self.turn_index)
+
     def view(self, seat: int | None) -> dict[str, Any]:
         """What ``seat`` may know (see :mod:`.views`); ``None`` gets the spectator view."""
         from .views import view_for  # views reads the game; importing it here keeps the import one-way

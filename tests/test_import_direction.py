@@ -1,0 +1,77 @@
+"""Issue 13, "What must be shown" 1: only a game's own code imports the game.
+
+The server, the protocol and the client (outside ``client/games/``, where
+each game's board lives) reach games through :mod:`engine.games` alone
+(``GAMES`` / ``find_game``). The test walks every import statement of every
+module, at any depth (imports inside functions count too), with relative
+imports resolved, and fails naming each module that imports a game.
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+GAMES_PACKAGE = "engine.games"
+GAME_NAMES = sorted(
+    p.stem for p in (ROOT / "engine" / "games").iterdir()
+    if p.name != "__init__.py" and not p.name.startswith(("_", ".")) and (p.is_dir() or p.suffix == ".py")
+)
+
+
+def imported_modules(path: Path, root: Path = ROOT) -> list[tuple[int, str]]:
+    """``(line, dotted name)`` of everything ``path`` (a module under ``root``) imports, at any depth;
+    ``from a import b`` yields ``a.b``."""
+    package = ".".join(path.relative_to(root).with_suffix("").parts[:-1])
+    found = []
+    for node in ast.walk(ast.parse(path.read_text(), str(path))):
+        if isinstance(node, ast.Import):
+            found += [(node.lineno, alias.name) for alias in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = package.split(".")[: len(package.split(".")) - node.level + 1]
+                module = ".".join(base + ([node.module] if node.module else []))
+            else:
+                module = node.module or ""
+            found += [(node.lineno, f"{module}.{alias.name}") for alias in node.names]
+    return found
+
+
+def imports_of_games(top: str, exclude: str | None = None) -> list[str]:
+    """Every import of a game module under the package ``top`` (``exclude``: a sub-folder left out)."""
+    bad = []
+    for path in sorted((ROOT / top).rglob("*.py")):
+        if exclude is not None and (ROOT / top / exclude) in path.parents:
+            continue
+        for line, name in imported_modules(path):
+            parts = name.split(".")
+            if parts[:2] == GAMES_PACKAGE.split(".") and len(parts) > 2 and parts[2] in GAME_NAMES:
+                bad.append(f"{path.relative_to(ROOT)}:{line} imports {name}")
+    return bad
+
+
+def test_the_walk_sees_relative_and_function_level_imports(tmp_path):
+    """The checker itself: games imported inside a function, relatively or absolutely, are all seen."""
+    sample = tmp_path / "server" / "sample.py"
+    sample.parent.mkdir()
+    sample.write_text("from engine.games import find_game\n"
+                      "def f():\n    from ..engine.games.down_and_back import rules\n"
+                      "    import engine.games.down_and_back.bots\n")
+    names = [name for _, name in imported_modules(sample, tmp_path)]
+    assert names == ["engine.games.find_game", "engine.games.down_and_back.rules", "engine.games.down_and_back.bots"]
+
+
+def test_down_and_back_is_a_registered_game_the_walk_knows():
+    assert "down_and_back" in GAME_NAMES
+
+
+@pytest.mark.parametrize("top", ["server", "protocol"])
+def test_server_and_protocol_import_no_game(top):
+    assert imports_of_games(top) == []
+
+
+def test_client_outside_its_games_folder_imports_no_game():
+    assert imports_of_games("client", exclude="games") == []
