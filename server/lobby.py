@@ -37,7 +37,7 @@ import secrets
 import sqlite3
 from collections import deque
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Callable
+from typing import Any, Callable, Protocol
 
 from engine.games import find_game
 from engine.rng import HashRng
@@ -52,9 +52,6 @@ from .rounds import HISTORY_KEEP
 from .table import Table, TableConfig
 from .text import NAME_MAX, TABLE_NAME_MAX, clean_name, clean_table_name, name_problem
 
-if TYPE_CHECKING:
-    from .net import ClientSession
-
 log = logging.getLogger(__name__)
 
 MAX_TABLES = 500
@@ -68,13 +65,33 @@ TABLES_PUSH_INTERVAL = 0.5  # seconds between lobby list pushes (PROTOCOL.md: ab
 NEW_TABLE_GAME = "down-and-back"  # the game of every new table until the settings name one (protocol v2, issue 13)
 
 
+class Session(Protocol):
+    """What the lobby needs of one client's connection (:class:`server.net.ClientSession`):
+    net imports the lobby, and the lobby knows sessions only by this, as a table knows the
+    lobby only as its :class:`~server.table.Hub`."""
+
+    closed: bool
+    peer: str  # "host:port", for the log
+
+    def push(self, message: m.Message, encoded: bytes | None = None) -> None:
+        """Queue ``message`` to the peer (``encoded``: its bytes, shared by many peers)."""
+
+    def cork(self) -> bool:
+        """Hold pushes until :meth:`uncork`; False if already corked."""
+
+    def uncork(self) -> None: ...
+
+    def close_with(self, reason: str, message: str) -> None:
+        """Tell the peer why, and close (another connection took the player over)."""
+
+
 @dataclass
 class PlayerRecord:
     player_id: str
     name: str
     secret_sha256: bytes  # the token's secret is never kept, only its hash
     balance: int = 0
-    session: "ClientSession | None" = None
+    session: Session | None = None
     table_id: str | None = None
     rounds: deque[dict[str, Any]] = field(default_factory=lambda: deque(maxlen=HISTORY_KEEP))  # without a store only
     code_tries: Backoff = field(default_factory=lambda: Backoff(CODE_TRIES_PER_PLAYER, cap=300.0))
@@ -117,11 +134,11 @@ class Lobby:
         self._tables_pushed_at = float("-inf")
         self._depth = 0
         self._unit = _UnitOfWork(self)
-        self._outbox: list[tuple[str, m.Message, "ClientSession | None"]] = []
+        self._outbox: list[tuple[str, m.Message, Session | None]] = []
         self._touched: dict[str, Table] = {}
         self._dirty: dict[str, Table] = {}  # tables whose members are owed events and a view
         self._actors: list[str] = []  # players whose requests this flush answers, in order
-        self._corked: list["ClientSession"] | None = None  # sessions holding a burst during a flush
+        self._corked: list[Session] | None = None  # sessions holding a burst during a flush
         self._commit_pending = False  # a group commit is scheduled; messages wait for it
         self._closing = False
         self._reaper: asyncio.TimerHandle | None = None
@@ -213,7 +230,7 @@ class Lobby:
             self._uncork()
             self._corked = None
 
-    def _push(self, session: "ClientSession", message: m.Message) -> None:
+    def _push(self, session: Session, message: m.Message) -> None:
         if self._corked is not None and session.cork():
             self._corked.append(session)
         session.push(message)
@@ -224,7 +241,7 @@ class Lobby:
         if self._corked:
             self._corked.clear()
 
-    def _deliver_entry(self, player_id: str, message: m.Message, session: "ClientSession | None") -> None:
+    def _deliver_entry(self, player_id: str, message: m.Message, session: Session | None) -> None:
         if session is None:
             self._deliver(player_id, message)
         elif not session.closed:
@@ -449,7 +466,7 @@ class Lobby:
 
     # ------------------------------------------------------------ sessions
 
-    def hello(self, session: "ClientSession", msg: m.Hello) -> m.Welcome:
+    def hello(self, session: Session, msg: m.Hello) -> m.Welcome:
         """Greet a new session, or resume a known player by token.
 
         A new player is durable before their welcome (and token) goes out.
@@ -463,7 +480,7 @@ class Lobby:
         self._group_commit()  # the welcome goes out now: commit what it depends on first
         return welcome
 
-    def _hello(self, session: "ClientSession", msg: m.Hello) -> m.Welcome:
+    def _hello(self, session: Session, msg: m.Hello) -> m.Welcome:
         if self._closing:
             raise RequestError("shutting_down", "the server is shutting down")
         if msg.token:
@@ -553,7 +570,7 @@ class Lobby:
             table.audience.catch_up(player_id)  # the view, then the recent chat
             table.broadcast()  # everyone sees the seat reconnect
 
-    def disconnected(self, player_id: str, session: "ClientSession") -> None:
+    def disconnected(self, player_id: str, session: Session) -> None:
         player = self.players.get(player_id)
         if player is None or player.session is not session:
             return

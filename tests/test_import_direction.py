@@ -75,3 +75,46 @@ def test_server_and_protocol_import_no_game(top):
 
 def test_client_outside_its_games_folder_imports_no_game():
     assert imports_of_games("client", exclude="games") == []
+
+
+def module_imports(path: Path, runtime_only: bool) -> set[str]:
+    """The dotted names ``path`` imports (``runtime_only``: leaving out ``if TYPE_CHECKING:`` blocks)."""
+    tree = ast.parse(path.read_text(), str(path))
+    if runtime_only:
+        for node in ast.walk(tree):
+            if isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test):
+                node.body = []
+    package = ".".join(path.relative_to(ROOT).with_suffix("").parts[:-1])
+    names = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            names |= {alias.name for alias in node.names}
+        elif isinstance(node, ast.ImportFrom):
+            base = package.split(".")[: len(package.split(".")) - node.level + 1] if node.level else []
+            module = ".".join(base + ([node.module] if node.module else []))
+            names |= {module} | {f"{module}.{alias.name}" for alias in node.names}
+    return names
+
+
+def test_the_lobby_knows_sessions_only_by_a_protocol():
+    """net imports the lobby; the lobby imports nothing of net, not even for its types (issue 13)."""
+    assert not {n for n in module_imports(ROOT / "server" / "lobby.py", runtime_only=False)
+                if n == "server.net" or n.startswith("server.net.")}
+
+
+def test_server_modules_import_one_another_without_a_cycle():
+    """At run time (type-only imports aside) the server's modules form no import cycle."""
+    modules = {f"server.{p.stem}": p for p in (ROOT / "server").glob("*.py") if p.stem != "__init__"}
+    graph = {name: {m for m in modules if m != name and m in module_imports(path, runtime_only=True)}
+             for name, path in modules.items()}
+    done: set[str] = set()
+
+    def visit(name: str, trail: list[str]) -> None:
+        assert name not in trail, f"import cycle: {' -> '.join(trail[trail.index(name):] + [name])}"
+        if name not in done:
+            for other in sorted(graph[name]):
+                visit(other, trail + [name])
+            done.add(name)
+
+    for name in sorted(graph):
+        visit(name, [])
