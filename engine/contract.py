@@ -17,9 +17,10 @@ when a game ends). The contract therefore speaks of *rounds* (a hand, a deal)
 inside a *game*, and of chips only through :meth:`Game.chips_in_play` and the
 records' settlement parts, never of pots or pegs.
 
-The table actions (:class:`StartRound`, :class:`EndGame`, :class:`SetAway`)
-are the table's, not a seat's: the server applies them with ``seat=None`` to
-any game, and every game's action parser accepts them.
+The table actions (:class:`StartRound`, :class:`EndGame`, :class:`SetAway`,
+:class:`SitIn`) are the table's, not a seat's: the server applies them with
+``seat=None`` to any game, and every game's action parser accepts them (a game
+may refuse :class:`SitIn` by its rules).
 """
 
 from __future__ import annotations
@@ -75,9 +76,27 @@ class SetAway:
         return {"kind": self.kind, "seat": self.seat, "away": self.away}
 
 
-TableAction = Union[StartRound, EndGame, SetAway]
-TABLE_ACTIONS: tuple[type, ...] = (StartRound, EndGame, SetAway)
-TABLE_ACTION_FIELDS: dict[str, set[str]] = {"start_round": set(), "end_game": set(), "set_away": {"seat", "away"}}
+@dataclass(frozen=True, slots=True)
+class SitIn:
+    """Table action: a new player takes the free ``seat`` of a running game with ``chips``,
+    dealt in from the next round. A game whose rules take nobody new during a game (its
+    players are fixed when it starts) rejects it with :class:`~engine.errors.IllegalAction`,
+    saying so; one that takes it counts ``chips`` in :meth:`Game.chips_in_play` from then on.
+    """
+
+    seat: int
+    name: str
+    chips: int
+    kind: ClassVar[str] = "sit_in"
+
+    def to_data(self) -> dict[str, Any]:
+        return {"kind": self.kind, "seat": self.seat, "name": self.name, "chips": self.chips}
+
+
+TableAction = Union[StartRound, EndGame, SetAway, SitIn]
+TABLE_ACTIONS: tuple[type, ...] = (StartRound, EndGame, SetAway, SitIn)
+TABLE_ACTION_FIELDS: dict[str, set[str]] = {"start_round": set(), "end_game": set(), "set_away": {"seat", "away"},
+                                            "sit_in": {"seat", "name", "chips"}}
 
 
 def action_kind(data: object) -> str:
@@ -110,6 +129,11 @@ def table_action_from_data(data: Mapping[str, Any]) -> TableAction:
         return StartRound()
     if kind == "end_game":
         return EndGame()
+    if kind == "sit_in":
+        name = data.get("name")
+        if not isinstance(name, str) or not name:
+            raise InvalidAction(f"sit_in 'name' must be a non-empty string, got {name!r}")
+        return SitIn(plain_int(data.get("seat"), "sit_in seat"), name, plain_int(data.get("chips"), "sit_in chips"))
     away = data.get("away")
     if not isinstance(away, bool):
         raise InvalidAction(f"set_away 'away' must be true or false, got {away!r}")
@@ -237,7 +261,8 @@ class Game(Protocol):
         """Each seat's chips in hand (not counting what is staked in the current round)."""
 
     def chips_in_play(self) -> int:
-        """All chips the game holds (stacks and anything staked); constant through a game."""
+        """All chips the game holds (stacks and anything staked); constant through a game but for
+        the chips a :class:`SitIn` brings."""
 
     def to_data(self, history: bool = True) -> dict[str, Any]:
         """The full state as plain data; ``history=False`` leaves the action log out."""

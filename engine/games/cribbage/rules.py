@@ -30,7 +30,7 @@ from itertools import combinations
 from typing import Any, Iterable, Sequence
 
 from ...cards import DECK, Card, Rank
-from ...contract import TABLE_ACTIONS, EndGame, SetAway, SettingField, StartRound, Status
+from ...contract import TABLE_ACTIONS, EndGame, SetAway, SettingField, SitIn, StartRound, Status
 from ...errors import IllegalAction, InvalidAction, NotYourTurn
 from ...records import ActionLog, Record
 from ...rng import HashRng
@@ -332,6 +332,8 @@ class Game:
                 raise IllegalAction(action, "a deal is already in progress")
             if isinstance(action, SetAway) and action.seat not in self.players:
                 raise IllegalAction(action, f"there is no player at seat {action.seat}")
+            if isinstance(action, SitIn):  # the deal, the crib and the stakes are fixed for the players who began
+                raise IllegalAction(action, "Cribbage takes no new players during a game")
             return
         if seat not in self.players:
             raise IllegalAction(action, f"there is no player at seat {seat}")

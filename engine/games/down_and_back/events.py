@@ -62,6 +62,8 @@ def describe(event: Mapping[str, Any]) -> list[Part] | None:
                 {"cards": list(event["back"])}, _text(f" ({event['back_name']})")]
     if kind == "result":
         return _result(event)
+    if kind == "sit_in":
+        return [_seat(seat), _text(" sits in with "), _chips(event["chips"]), _text(" chips, dealt in from the next round")]
     if kind == "away":
         return [_seat(seat), _text(" sits out")]
     if kind == "back":

@@ -22,7 +22,7 @@ from dataclasses import dataclass, field, fields
 from typing import Any, Iterable, Sequence
 
 from ...cards import DECK, Card
-from ...contract import TABLE_ACTIONS, EndGame, SetAway, SettingField, StartRound, Status
+from ...contract import TABLE_ACTIONS, EndGame, SetAway, SettingField, SitIn, StartRound, Status
 from ...errors import IllegalAction, InvalidAction, NotYourTurn
 from ...records import ActionLog, Record
 from .actions import Action, CallEnd, Cut, Discard, Skip, Split, TakeDiscard, TakeStock, action_from_data
@@ -144,6 +144,7 @@ class Game:
             self.players[spec[0]] = Player(spec[0], spec[1], stack)
         self.initial_players = [(p.seat, p.name, p.stack) for p in self.players.values()]
         self.brought = sum(p.stack for p in self.players.values())
+        self.sat_in: list[tuple[int, str, int]] = []  # (seat, name, chips) of players who sat in later
         self.phase = WAITING
         self.round_no = 0
         self.dealer: int | None = None
@@ -354,6 +355,13 @@ class Game:
                 raise IllegalAction(action, "fewer than 2 players are present and able to pay the ante")
         elif isinstance(action, SetAway) and action.seat not in self.players:
             raise IllegalAction(action, f"there is no player at seat {action.seat}")
+        elif isinstance(action, SitIn):
+            if action.seat in self.players:
+                raise IllegalAction(action, f"seat {action.seat} is taken")
+            if len(self.players) >= MAX_PLAYERS:
+                raise IllegalAction(action, f"a game has at most {MAX_PLAYERS} players")
+            if action.chips < self.settings.ante:
+                raise IllegalAction(action, f"sitting in takes at least the ante of {self.settings.ante}")
 
     def _waiting_for(self) -> str:
         seats = self.to_act()
@@ -361,6 +369,14 @@ class Game:
 
     def _do(self, seat: int | None, action: Action) -> list[Record]:
         return _APPLY[type(action)](self, seat, action)
+
+    def _do_sit_in(self, seat: None, action: SitIn) -> list[Record]:
+        """A new player between or during rounds: the next round deals them in (they ante like everyone)."""
+        self.players[action.seat] = Player(action.seat, action.name, action.chips)
+        self.players = dict(sorted(self.players.items()))  # seats clockwise, as everything here reads them
+        self.sat_in.append((action.seat, action.name, action.chips))
+        self.brought += action.chips
+        return [Record("sit_in", action.seat, {"name": action.name, "chips": action.chips})]
 
     def _do_set_away(self, seat: None, action: SetAway) -> list[Record]:
         self.players[action.seat].away = action.away
@@ -572,7 +588,7 @@ class Game:
         return [Record("game_over", None, {"reason": reason, "refunds": refunds, "standings": self.standings})]
 
     def _brought_by(self, seat: int) -> int:
-        return next(stack for s, _, stack in self.initial_players if s == seat)
+        return next(stack for s, _, stack in self.initial_players + self.sat_in if s == seat)
 
     # ----------------------------------------------------------- persistence
 
@@ -602,6 +618,8 @@ class Game:
             "round_log": [r.to_data() for r in self.round_log],
             "standings": self.standings,
         }
+        if self.sat_in:  # absent when nobody sat in, as in checkpoints written before sitting in existed
+            data["sat_in"] = [list(p) for p in self.sat_in]
         if history:
             data["history"] = [[s, a] for s, a in self.history]
         return data
@@ -615,6 +633,7 @@ class Game:
         game.initial_rng = data["initial_rng"]
         game.initial_players = [tuple(p) for p in data["initial_players"]]
         game.brought = data["brought"]
+        game.sat_in = [tuple(p) for p in data.get("sat_in", ())]
         game.players = {p["seat"]: Player.from_data(p) for p in data["players"]}
         game.phase, game.round_no, game.dealer = data["phase"], data["round_no"], data["dealer"]
         game.cutter, game.order = data["cutter"], list(data["order"])
@@ -651,6 +670,7 @@ _APPLY = {
     StartRound: lambda game, seat, action: game._start_round(),
     EndGame: lambda game, seat, action: game._end_game("ended by the table"),
     SetAway: Game._do_set_away,
+    SitIn: Game._do_sit_in,
     CallEnd: Game._do_call_end,
     Cut: Game._cut,
     Split: Game._submit_split,
