@@ -354,7 +354,7 @@ class DabApp(App[None]):
                 result = await self.session.request(kind, **fields)
         except RequestFailed as exc:
             if kind is m.Join and exc.code in ("game_running", "table_full"):
-                self._watch_instead(exc.code, fields)
+                self._watch_instead(exc.code, exc.message, fields)
                 return
             self.notify(exc.message, title="Not possible", severity="warning")
             self._rejected(kind, exc.code, exc.message)
@@ -367,6 +367,9 @@ class DabApp(App[None]):
             self.notify(f"{type(exc).__name__}: {exc}", title="Client error", severity="error")
             self._rejected(kind, "client_error", str(exc))
             return
+        if kind is m.Join and any(t.get("table_id") == result.get("table_id") and t.get("state") == "playing"
+                                  for t in self.tables):
+            self.notify("You have a seat: you are dealt in from the next deal.", title="Sitting in", timeout=6)
         if kind is m.Leave:
             self._back_to_lobby()
         elif kind is m.ListTables:
@@ -382,14 +385,14 @@ class DabApp(App[None]):
             if self.table_screen is not None and self.table_screen.view is not None:
                 self.table_screen.view = self.table_screen.view  # show the settings
 
-    def _watch_instead(self, code: str, fields: dict[str, Any]) -> None:
+    def _watch_instead(self, code: str, message: str, fields: dict[str, Any]) -> None:
         """A join the server refused for want of a seat: say why, and watch the table instead.
 
         The lobby always asks to join (the server returns a player to a seat
-        held for them in a running game), so only a real refusal lands here.
+        held for them, and sits a newcomer in at a running game's next deal
+        where the game allows it), so only a real refusal lands here.
         """
-        why = ("Its game has started and seats are fixed until the game ends" if code == "game_running"
-               else "Every seat is taken")
+        why = "Every seat is taken" if code == "table_full" else message.removesuffix("; you can watch instead")
         self.notify(f"{why}: watching it instead.", title="No seat for you", timeout=6)
         self._send(m.Watch, {k: v for k, v in fields.items() if k in ("table_id", "private_code")})
 

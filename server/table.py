@@ -28,7 +28,7 @@ import itertools
 from dataclasses import dataclass
 from typing import Any, Callable, ContextManager, Protocol
 
-from engine.contract import TABLE_ACTIONS, Action, EndGame, Game, GameType, SetAway, StartRound, Status
+from engine.contract import TABLE_ACTIONS, Action, EndGame, Game, GameType, SetAway, SitIn, StartRound, Status
 from engine.errors import EngineError, IllegalAction, InvalidAction, NotYourTurn
 from engine.fingerprint import fingerprint
 from engine.games import find_game
@@ -214,8 +214,8 @@ class Table:
             self.audience.catch_up(player_id)
             self.broadcast()
             return held
-        if self.game is not None:
-            raise RequestError("game_running", "the game has started; you can watch instead")
+        if self.game is not None and self.game.status is Status.OVER:
+            raise RequestError("game_running", "this table's game is over; you can watch it")
         free = [s for s in range(self.settings.seats) if s not in self.seats]
         if seat is not None and seat not in free:
             if not 0 <= seat < self.settings.seats:
@@ -225,14 +225,28 @@ class Table:
             raise RequestError("table_full", f"all {self.settings.seats} seats are taken")
         if seat is None:
             seat = free[0]
+        info = SeatInfo(seat, name, player_id)
+        if self.game is not None:
+            self._sit_in(info)
         if player_id not in self.spectators:
             self.audience.catch_up(player_id)  # a spectator sitting down has the chat already
         self._set_watching(player_id, False)
-        self.seats[seat] = SeatInfo(seat, name, player_id)
+        self.seats[seat] = info
         self._claim_host(player_id)
         self._save()
         self.broadcast()
         return seat
+
+    def _sit_in(self, info: SeatInfo) -> None:
+        """A newcomer takes a free seat of the running game, dealt in from its next round, if
+        the game's rules take new players (``sit_in``); they buy in as at the start."""
+        assert self.game is not None
+        chips = self._buy_in(info, *self.game_type.buy_in(self.game.settings))
+        try:
+            self._apply(None, SitIn(info.seat, info.name, chips))
+        except RequestError as exc:
+            raise RequestError("game_running", f"{exc.message}; you can watch instead") from None
+        self.hub.move_chips(self, "buy_in", [(info.seat, info.player_id, chips)])
 
     def watch(self, player_id: str) -> None:
         if self.seat_of(player_id) is not None:

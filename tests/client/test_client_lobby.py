@@ -204,7 +204,7 @@ async def test_leaving_a_running_game_then_joining_again_returns_you_to_your_sea
 
 async def test_joining_a_started_game_without_a_seat_says_why_and_watches(make_app, connect):
     async with connect("Carl") as carl:
-        await carl.request(m.CreateTable, name="den", settings=m.TableSettings(seats=3))
+        await carl.request(m.CreateTable, name="den", settings=m.TableSettings(seats=2))
         await carl.request(m.AddBot)
         await carl.request(m.Start)
         app = make_app("Ann")
@@ -213,3 +213,19 @@ async def test_joining_a_started_game_without_a_seat_says_why_and_watches(make_a
             await pilot.press("enter")
             await wait_for(pilot, lambda: table_ready(app) and app.view["seat"] is None, what="watching")
             assert [kind for kind, _ in app.requests_sent if kind in (m.Join, m.Watch)] == [m.Join, m.Watch]
+            assert any("Every seat is taken" in n.message for n in app._notifications)
+
+
+async def test_joining_a_started_game_with_a_free_seat_sits_in_at_the_next_deal(make_app, connect):
+    """Issue 12 item 7: a free seat of a running game is yours, dealt in from the next deal, and it says so."""
+    async with connect("Carl") as carl:
+        await carl.request(m.CreateTable, name="den", settings=m.TableSettings(seats=3))
+        await carl.request(m.AddBot)
+        await carl.request(m.Start)
+        app = make_app("Ann")
+        async with app.run_test(size=(80, 24)) as pilot:
+            await wait_for(pilot, lambda: "playing" in screen_text(app), what="listed")
+            await pilot.press("enter")
+            await wait_for(pilot, lambda: table_ready(app) and app.view["seat"] == 2, what="seated")
+            assert [kind for kind, _ in app.requests_sent if kind in (m.Join, m.Watch)] == [m.Join]
+            assert any("dealt in from the next deal" in n.message for n in app._notifications)
