@@ -15,10 +15,8 @@ from typing import Any, Iterable, Mapping, Sequence
 
 from textual.content import Content
 
-GLYPHS = {"S": "♠", "H": "♥", "D": "♦", "C": "♣"}
-SUIT_WORDS = {"S": "spades", "H": "hearts", "D": "diamonds", "C": "clubs"}
-RANK_ORDER = {r: i for i, r in enumerate(["A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K"], 1)}
-SUIT_ORDER = {"S": 0, "H": 1, "D": 2, "C": 3}
+from engine.cards import Card, CardParseError, Suit
+from engine.contract import Part
 
 RED, GREEN, BLUE = "#ff5f5f", "#5fd75f", "#6f9fff"
 EMPTY = ""  # in :meth:`Display.card_boxes`: an empty place (a pile with no card), not a card back
@@ -51,18 +49,26 @@ def clean_data(obj: Any) -> Any:
     return obj
 
 
-def split_card(card: str) -> tuple[str, str]:
-    return card[:-1], card[-1]
+_WORD = re.compile(r"\b\w{2,3}\b")
+
+
+def _is_card(word: str) -> bool:
+    """Is ``word`` a card in its canonical notation ("10H", not "as" or "TH")?"""
+    try:
+        return Card.parse(word).text == word
+    except CardParseError:
+        return False
 
 
 def rank_key(card: str) -> tuple[int, int]:
-    rank, suit = split_card(card)
-    return RANK_ORDER[rank], SUIT_ORDER[suit]
+    """Sort by rank (ace low), then suit, in the engine's order of cards."""
+    parsed = Card.parse(card)
+    return parsed.rank, parsed.suit.index
 
 
 def suit_key(card: str) -> tuple[int, int]:
-    rank, suit = split_card(card)
-    return SUIT_ORDER[suit], RANK_ORDER[rank]
+    parsed = Card.parse(card)
+    return parsed.suit.index, parsed.rank
 
 
 @dataclass(frozen=True)
@@ -74,24 +80,27 @@ class Display:
 
     # ------------------------------------------------------------ single cards
 
-    def suit_style(self, suit: str) -> str:
-        if suit == "H":
+    def suit_style(self, suit: str | Suit) -> str:
+        suit = Suit(suit)
+        if suit is Suit.HEARTS:
             return RED
-        if suit == "D":
+        if suit is Suit.DIAMONDS:
             return BLUE if self.four_colour else RED
-        if suit == "C":
+        if suit is Suit.CLUBS:
             return GREEN if self.four_colour else ""
         return ""
 
-    def suit(self, suit: str) -> str:
-        return suit.lower() if self.ascii else GLYPHS[suit]
-
     def card_text(self, card: str) -> str:
-        rank, suit = split_card(card)
-        return rank + self.suit(suit)
+        """A card's notation ("10H", engine/cards.py) as shown: ``10♥``, or ``10h`` in ASCII."""
+        parsed = Card.parse(card)
+        return parsed.ascii() if self.ascii else parsed.unicode()
+
+    def cards_in_text(self, text: str) -> str:
+        """``text`` with every card written in notation ("3H 3D") shown as the player sees cards ("3♥ 3♦")."""
+        return _WORD.sub(lambda word: self.card_text(word[0]) if _is_card(word[0]) else word[0], text)
 
     def card(self, card: str, extra: str = "") -> Content:
-        style = " ".join(s for s in ("bold", self.suit_style(card[-1]), extra) if s)
+        style = " ".join(s for s in ("bold", self.suit_style(Card.parse(card).suit), extra) if s)
         return Content.styled(self.card_text(card), style)
 
     def cards(self, cards: Iterable[str], sep: str = " ") -> Content:
@@ -152,9 +161,9 @@ class Display:
                 pattern = ("#" if self.ascii else "░") * 4
                 face1 = face2 = Content.styled(pattern, "#5f87af")
             else:
-                rank, suit = split_card(card)
-                style = " ".join(s for s in ("bold", self.suit_style(suit), "dim" if i in dim else "") if s)
-                text = rank + self.suit(suit)
+                style = " ".join(s for s in ("bold", self.suit_style(Card.parse(card).suit), "dim" if i in dim else "")
+                                 if s)
+                text = self.card_text(card)
                 face1 = Content.styled(text.ljust(4), style)
                 face2 = Content.styled(text.rjust(4), style)
             if i == selected:
@@ -188,76 +197,51 @@ def chips(amount: int) -> str:
     return f"{amount:,}"
 
 
-def describe_event(event: Mapping[str, Any], names: Mapping[int, str], display: Display,
-                   me: int | None = None) -> Content | None:
-    """One log line for a table event (a record from the engine), or ``None`` to skip it."""
-    kind = event.get("kind")
-    seat = event.get("seat")
-    you = seat is not None and seat == me
-    who = Content.styled("You", "bold") if you else name_part(names, seat)
-
-    def verb(word: str) -> str:  # "You take" / "Ann takes"
-        if you:
-            return word
-        return word + ("es" if word.endswith(("s", "sh", "ch")) else "s")
-
-    c = display.card
-    if kind == "round":
-        return Content.assemble(
-            (f"{display.dash} Round {event.get('round')} {display.dash} ", "bold"), name_part(names, event.get("dealer")), " deals, ",
-            name_part(names, event.get("cutter")), f" cuts; pot {chips(event.get('pot', 0))}",
-        )
-    if kind == "cut":
-        how = "at random" if event.get("random") else f"at {event.get('position')}"
-        return Content.assemble(who, f" {verb('cut')} the deck {how}")
-    if kind == "deal":
-        if you and event.get("hand"):
-            return Content.assemble("You are dealt ", display.cards(event["hand"]))
-        return None
-    if kind == "up_card":
-        return Content.assemble("Up card ", c(event["card"]), f"; {event.get('stock')} cards in the stock")
-    if kind == "take_stock":
-        if you and event.get("card"):
-            return Content.assemble(who, " take ", c(event["card"]), " from the stock")
-        return Content.assemble(who, f" {verb('take')} from the stock")
-    if kind == "take_discard":
-        return Content.assemble(who, f" {verb('take')} ", c(event["card"]), " from the pile")
-    if kind == "discard":
-        return Content.assemble(who, f" {verb('throw')} ", c(event["card"]))
-    if kind == "skip":
-        return Content.assemble(who, f" {verb('skip')}")
-    if kind == "call_end":
-        return Content.assemble(who, (f" {verb('call')} the end: the last orbit is {event.get('orbit')}", "bold"))
-    if kind == "reshuffle":
-        return Content(f"The pile is shuffled into a new stock of {event.get('stock')}")
-    if kind == "showdown":
-        return Content.styled("Showdown: split your cards 4 + 3", "bold")
-    if kind == "split_in":
-        return Content("Your split is in") if you else Content.assemble(who, " has split")
-    if kind == "reveal":
-        return Content.assemble(
-            who, ": ", display.cards(event.get("down", [])), f" {event.get('down_name', '')} / ",
-            display.cards(event.get("back", [])), f" {event.get('back_name', '')}",
-        )
-    if kind == "result":
-        return result_line(event, names)
-    if kind == "timeout":
-        return Content.assemble(who, (" ran out of time: played automatically", "#ffaf5f"))
-    if kind == "away":
-        return Content.assemble(who, f" {verb('sit')} out" if not you else " sit out")
-    if kind == "back":
-        return Content.assemble(who, " are back" if you else " is back")
-    if kind == "game_over":
-        return Content.styled(f"Game over: {event.get('reason', '')}", "bold")
-    return None
+_SECOND_PERSON = {"is": "are", "has": "have", "was": "were"}
+_VERB = re.compile(r"(\s*)([a-z]+)\b(.*)", re.S)
+_AND_VERB = re.compile(r"\band ([a-z]+)s\b")
 
 
-def result_line(showdown: Mapping[str, Any], names: Mapping[int, str]) -> Content:
-    winner = showdown.get("winner")
-    pot = chips(showdown.get("pot", 0))
-    if winner is not None:
-        return Content.assemble(name_part(names, winner, "bold #5fd75f"), f" wins both and takes the pot of {pot}")
-    return Content.assemble(
-        f"The pot of {pot} carries: ", name_part(names, showdown.get("down_winner")), " won going down, ",
-        name_part(names, showdown.get("back_winner")), " coming back",
-    )
+def _second_person(text: str) -> str:
+    """The words after "you": " takes 10H" -> " take 10H", " is back" -> " are back",
+    " wins both and takes" -> " win both and take" (the engine words events in the third person)."""
+    match = _VERB.match(text)
+    if match is None:
+        return text
+    lead, verb, rest = match.groups()
+    verb = _SECOND_PERSON.get(verb) or (verb[:-1] if verb.endswith("s") else verb)
+    return lead + verb + _AND_VERB.sub(r"and \1", rest)
+
+
+def render_parts(parts: Sequence[Part], names: Mapping[int, str], display: Display, me: int | None = None,
+                 *, after_me: bool = False) -> Content:
+    """An event in the engine's one wording (:data:`engine.contract.Part` s) as styled text.
+
+    Names are bold and always literal, cards in the player's suit symbols and
+    colours, chips with thousands separators; our own seat is "You" (in the
+    second person). ``after_me``: the parts go on a sentence whose subject is us
+    ("You take 10♦ from the stock" + ", discard 7♥").
+    """
+    out: list[Content] = []
+    you = after_me
+    for part in parts:
+        if "text" in part:
+            text = _second_person(part["text"]) if you else part["text"]
+            out.append(Content(text))
+            you = False
+            continue
+        you = False
+        if "seat" in part:
+            seat = part["seat"]
+            if seat is not None and seat == me:
+                out.append(Content.styled("You" if not out else "you", "bold"))
+                you = True
+            else:
+                out.append(name_part(names, seat))
+        elif "card" in part:
+            out.append(display.card(part["card"]))
+        elif "cards" in part:
+            out.append(display.cards(part["cards"]))
+        else:
+            out.append(Content(chips(part["chips"])))
+    return Content("").join(out)

@@ -149,6 +149,14 @@ or ``{"chips": int}``. A reader styles seats, cards and chips as it likes (a
 client in the second person for its own seat); :func:`plain_text` is the export's."""
 
 
+def describe_table_event(event: Mapping[str, Any]) -> list[Part] | None:
+    """The wording of the events a table (not its game) records, the same for every game:
+    ``timeout`` (the server played for a seat whose clock ran out); ``None`` for any other kind."""
+    if event.get("kind") == "timeout":
+        return [{"seat": event.get("seat")}, {"text": " ran out of time: played automatically"}]
+    return None
+
+
 def plain_text(parts: Sequence[Part], name_of: Callable[[int | None], str]) -> str:
     """An event's parts as one plain line, seats named by ``name_of``."""
     out = []

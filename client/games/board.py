@@ -10,7 +10,7 @@ game's decision screens and words its events.
 
 from __future__ import annotations
 
-from typing import Any, ClassVar, Mapping
+from typing import TYPE_CHECKING, Any, ClassVar, Mapping
 
 from textual.app import ComposeResult
 from textual.containers import Vertical
@@ -22,6 +22,9 @@ from textual.widgets import Static
 from ..render import Display
 from ..widgets.basics import LineLog
 from ..widgets.table import SeatState
+
+if TYPE_CHECKING:
+    from ..screens.table import TableScreen
 
 
 class Board(Vertical):
@@ -39,6 +42,11 @@ class Board(Vertical):
         self.talk = talk  # the shell's log and chat, placed where the board's layout wants them
         self.prompt = prompt
         self.legal: dict[str, dict[str, Any]] = {}  # what our seat may do now, by kind
+
+    @property
+    def shell(self) -> "TableScreen":
+        """The table screen this board is mounted in (its names, its wording of events)."""
+        return self.screen  # type: ignore[return-value]
 
     @property
     def display_options(self) -> Display:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import importlib
-import re
 from dataclasses import replace
 from typing import Any, Callable, Sequence
 
@@ -14,11 +13,8 @@ from textual.screen import Screen
 from textual.widgets import Footer, Markdown
 
 from ..games import board_class, game_title
-from ..render import GLYPHS, Display
+from ..render import Display
 from ..widgets.basics import TooSmall
-
-_CARD = re.compile(r"\b(10|[2-9AJQK])([SHDC])\b")
-
 
 def key_sections(games: Sequence[str]) -> list[tuple[str, list[type[Any]]]]:
     """Where each screen's keys work, in the order a game meets them; the table of keys
@@ -42,9 +38,7 @@ def key_sections(games: Sequence[str]) -> list[tuple[str, list[type[Any]]]]:
 
 def rules_markdown(display: Display, rules: str) -> str:
     """``rules`` with card examples written in the player's chosen suit symbols."""
-    if display.ascii:
-        return _CARD.sub(lambda m: m.group(1) + m.group(2).lower(), rules)
-    return _CARD.sub(lambda m: m.group(1) + GLYPHS[m.group(2)], rules)
+    return display.cards_in_text(rules)
 
 
 def _key_list(keys: list[str]) -> str:

@@ -11,7 +11,7 @@ shown nor acted on (``check_action``, here and on the board).
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Mapping, Sequence
 
 from textual import on
 from textual.app import ComposeResult
@@ -23,13 +23,14 @@ from textual.reactive import var
 from textual.screen import Screen
 from textual.widgets import Footer, Input, Static
 
+from engine.contract import Part, describe_table_event
 from protocol import messages as m
 from protocol.messages import SERVER_NAME
 
 from ..games import DEFAULT_GAME, board_class
 from ..games.board import Board
 from ..messages import PlayAction, RequestRejected, SendRequest
-from ..render import Display, seat_names
+from ..render import Display, render_parts, seat_names
 from ..widgets.basics import Countdown, LineLog, TooSmall
 from ..widgets.table import Prompt, SeatPanel, SeatState
 
@@ -94,6 +95,18 @@ class TableScreen(Screen[None]):
 
     def game_of(self, view: dict[str, Any] | None) -> str:
         return self.settings_for(view or {}).get("game") or DEFAULT_GAME
+
+    def describe(self, event: Mapping[str, Any]) -> list[Part] | None:
+        """An event in its one wording: the game's (its engine's ``describe``), else the table's own."""
+        from engine.games import GAMES
+
+        game = GAMES.get(self.game_of(self.view))
+        parts = game.describe(event) if game is not None else None
+        return parts if parts is not None else describe_table_event(event)
+
+    def styled(self, parts: Sequence[Part], *, after_me: bool = False) -> Content:
+        """``parts`` as styled text for us: names, our seat as "You", cards as we show them."""
+        return render_parts(parts, self.names, self.display_options, (self.view or {}).get("seat"), after_me=after_me)
 
     # ------------------------------------------------------------ layout
 

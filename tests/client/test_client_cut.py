@@ -24,7 +24,7 @@ async def test_cut_at_a_chosen_position_then_at_random(make_app, connect):
             await pilot.press("enter")
             cut = await bob.wait_for(lambda: next((e for e in bob.events if e["kind"] == "cut" and e["seat"] == me), None))
             assert cut["position"] == 15 and not cut["random"]
-            await wait_for(pilot, lambda: "You cut the deck at 15" in screen_text(app))
+            await wait_for(pilot, lambda: "You cut at 15" in screen_text(app))
 
             first_round = app.view["round"]
             await drive(pilot, app, lambda: screen_name(app) == "CutScreen" and app.view["round"] > first_round,

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from client.render import GREEN, BLUE, RED, Display, clean_data, describe_event, plain, result_line
+from engine.games import find_game
+
+from client.render import GREEN, BLUE, RED, Display, clean_data, plain, render_parts
 from client.games.down_and_back.gameover import sparkline, standings_content
 from client.games.down_and_back.help import RULES
 from client.screens.help import rules_markdown
@@ -17,16 +19,26 @@ def test_suit_colours_and_glyphs():
     assert "♠" not in "".join(line.plain for line in Display(ascii=True).card_boxes(["AS", None]))
 
 
-def test_log_lines_name_people_and_never_parse_markup():
+def test_log_lines_are_the_engines_wording_styled_with_you_for_our_own_seat():
     names = {0: "Ann", 1: "[b]Bob[/b]"}
     d = Display()
-    assert describe_event({"kind": "discard", "seat": 1, "card": "7H"}, names, d).plain == "[b]Bob[/b] throws 7♥"
-    assert describe_event({"kind": "take_stock", "seat": 0, "card": "KC"}, names, d, me=0).plain == \
-        "You take K♣ from the stock"
-    assert describe_event({"kind": "take_stock", "seat": 1}, names, d, me=0).plain == "[b]Bob[/b] takes from the stock"
-    assert describe_event({"kind": "deal", "seat": 1, "cards": 7}, names, d, me=0) is None
-    assert result_line({"winner": 1, "pot": 40}, names).plain == "[b]Bob[/b] wins both and takes the pot of 40"
-    assert "carries" in result_line({"winner": None, "pot": 40, "down_winner": 0, "back_winner": 1}, names).plain
+    describe = find_game("down-and-back").describe
+
+    def line(event, me=None, **kw):
+        return render_parts(describe(event), names, d, me, **kw).plain
+
+    assert line({"kind": "discard", "seat": 1, "card": "7H"}) == "[b]Bob[/b] discards 7♥"  # literal, never markup
+    assert line({"kind": "take_stock", "seat": 0, "card": "KC"}, me=0) == "You take K♣ from the stock"
+    assert line({"kind": "take_stock", "seat": 1}, me=0) == "[b]Bob[/b] takes a card from the stock"
+    assert line({"kind": "back", "seat": 0}, me=0) == "You are back"
+    assert line({"kind": "cut", "seat": 0, "position": 23, "random": True}, me=0) == "You cut at 23 (random)"
+    assert render_parts([{"text": " discards "}, {"card": "10D"}], names, Display(ascii=True), 0,
+                        after_me=True).plain == " discard 10d"  # going on "You take ..."
+    result = {"kind": "result", "pot": 1200, "winner": 0, "down_winner": 0, "back_winner": 0,
+              "down_draws": [], "back_draws": []}
+    assert line(result, me=0) == ("Going down: you win; Coming back: you win; "
+                                  "you win both and take the pot of 1,200")
+    assert line(result, me=1).endswith("Ann wins both and takes the pot of 1,200")
 
 
 def test_plain_strips_escapes_and_controls():

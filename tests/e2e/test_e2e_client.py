@@ -93,7 +93,8 @@ async def test_two_people_play_a_round_through_their_screens(server):
                 assert "carries" in text
             else:
                 name = next(p["name"] for p in app.view["players"] if p["seat"] == winner)
-                assert f"{name} wins both and takes the pot of 20" in text
+                said = "You win both and take" if winner == app.view["seat"] else f"{name} wins both and takes"
+                assert f"{said} the pot of 20" in text
         await wait_for(pa, lambda: ann.view["phase"] == "waiting", what="the view after the round")
         stacks = {p["seat"]: p["stack"] for p in ann.view["players"]}
         assert sum(stacks.values()) + ann.view["pot"] == 2000  # chips are conserved

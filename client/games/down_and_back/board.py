@@ -16,7 +16,7 @@ from textual.containers import Horizontal, Vertical
 from textual.content import Content
 from textual.screen import Screen
 
-from ...render import chips, describe_event, result_line
+from ...render import chips
 from ...widgets.basics import LineLog
 from ...widgets.table import SeatState
 from ..board import Board
@@ -88,12 +88,29 @@ class DownAndBackBoard(Board):
         else:
             self.focus()
 
+    def _parts(self, event: Mapping[str, Any]) -> list[Any] | None:
+        """An event's wording for the log, or ``None``: a reveal shows in the reveal screen, and
+        another seat's deal (its cards hidden from us) says nothing."""
+        if event.get("kind") == "reveal" or (event.get("kind") == "deal" and not event.get("hand")):
+            return None
+        return self.shell.describe(event)
+
+    def _outcome(self, result: Mapping[str, Any]) -> Content:
+        """The showdown's last words, who takes the pot or that it carries (the prompt's and the
+        reveal's last line: the reveal shows who won each comparison already)."""
+        parts = self.shell.describe(result) or []
+        last = max((i for i, part in enumerate(parts) if part == {"text": "; "}), default=-1)
+        outcome = [dict(part) for part in parts[last + 1:]]
+        if outcome and "text" in outcome[0]:
+            outcome[0]["text"] = outcome[0]["text"][:1].upper() + outcome[0]["text"][1:]
+        return self.shell.styled(outcome)
+
     @property
     def pending(self) -> bool:
-        return bool(getattr(self.screen, "pending", False))
+        return self.shell.pending
 
     def _play(self, action: dict[str, Any]) -> None:
-        self.screen.play(action)  # type: ignore[attr-defined]
+        self.shell.play(action)
 
     # ------------------------------------------------------------ the view
 
@@ -209,7 +226,7 @@ class DownAndBackBoard(Board):
         phase = view.get("phase")
         legal = self.legal
         d = self.display_options
-        names = getattr(self.screen, "names", {})
+        names = self.shell.names
         name = lambda seat: Content.styled(names.get(seat, "?"), "bold")  # noqa: E731
         key = lambda k: Content.styled(k, "bold #ffd75f")  # noqa: E731
         if phase == "cut":
@@ -241,8 +258,7 @@ class DownAndBackBoard(Board):
             return Content.assemble("Showdown: waiting for\n", Content(", ".join(waiting)))
         if phase == "waiting":
             if self.last_showdown is not None:
-                return Content.assemble(result_line(self.last_showdown, names), "\n",
-                                        key("v"), (" see the showdown", "dim"))
+                return Content.assemble(self._outcome(self.last_showdown), "\n", key("v"), (" see the showdown", "dim"))
             return Content.styled("The next round starts soon.", "dim")
         if phase == "over":
             return Content.styled("The game is over.", "bold")
@@ -264,7 +280,7 @@ class DownAndBackBoard(Board):
         if want and self._overlay is None and not self.pending:
             if want == "cut":
                 cut = self.legal["cut"]
-                screen: Screen[Any] = CutScreen(cut.get("min", 4), cut.get("max", 48))
+                screen: Screen[Any] = CutScreen(cut["min"], cut["max"])
             else:
                 others = max(1, len(view.get("to_act") or []) + sum(
                     1 for p in view.get("players", []) if p.get("submitted")) - 1)
@@ -292,7 +308,8 @@ class DownAndBackBoard(Board):
         if self._overlay is not None:  # a split that timed out: the decision is over, the result stays
             self.close(self._overlay)
             self._overlay = self._overlay_kind = None
-        self._reveal = RevealScreen(showdown, dict(getattr(self.screen, "names", {})), self.view.get("seat"))
+        self._reveal = RevealScreen(showdown, dict(self.shell.names), self.view.get("seat"),
+                                    self._outcome(showdown))
         self.app.push_screen(self._reveal, callback=lambda _: setattr(self, "_reveal", None))
 
     # ------------------------------------------------------------ events
@@ -300,20 +317,16 @@ class DownAndBackBoard(Board):
     def seed_log(self, view: Mapping[str, Any], log: LineLog) -> None:
         """A fresh screen (we joined, came back, or the client restarted): start the log with
         the view's recent events of this round, so coming back does not lose the context."""
-        names = getattr(self.screen, "names", {})
         for event in view.get("log") or ():
-            line = describe_event(event, names, self.display_options, view.get("seat"))
-            if line is not None and event.get("kind") != "reveal":
-                log.write(line)
+            parts = self._parts(event)
+            if parts is not None:
+                log.write(self.shell.styled(parts))
 
     def add_events(self, events: list[dict[str, Any]], log: LineLog) -> None:
         me = self.view.get("seat")
-        names = getattr(self.screen, "names", {})
         hand = self.query_one(HandView)
         for event in events:
             kind = event.get("kind")
-            if kind == "reveal":
-                continue  # shown together in the reveal screen and the result line
             if event.get("seat") == me and me is not None:
                 if kind == "take_stock" and event.get("card"):
                     hand.fresh = event["card"]
@@ -321,18 +334,18 @@ class DownAndBackBoard(Board):
                     hand.fresh = event.get("card")
                 elif kind == "discard":
                     hand.fresh = None
-            line = describe_event(event, names, self.display_options, me)
-            if line is None:
+            parts = self._parts(event)
+            if parts is None:
                 continue
             last = self._last_event
             self._last_event = event
             if kind == "discard" and last is not None and last.get("seat") == event.get("seat") \
                     and last.get("kind") in ("take_stock", "take_discard") and log.lines:
-                # One line per turn ("Ann takes from the stock, throws 7♥"): fewer lines to repaint.
-                verb = " throw " if event.get("seat") == me else " throws "
-                log.replace_last(Content.assemble(log.lines[-1], ",", verb, self.display_options.card(event["card"])))
+                # One line per turn ("Ann takes a card from the stock, discards 7♥"): fewer lines to repaint.
+                rest = self.shell.styled(parts[1:], after_me=me is not None and event.get("seat") == me)
+                log.replace_last(Content.assemble(log.lines[-1], ",", rest))
             else:
-                log.write(line)
+                log.write(self.shell.styled(parts))
             if kind == "result":
                 self.last_showdown = event
                 self.show_reveal(event)

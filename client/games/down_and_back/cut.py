@@ -14,9 +14,11 @@ from textual.screen import ModalScreen
 from textual.widget import Widget
 from textual.widgets import Footer, Static
 
+from engine.cards import DECK
+
 from ...widgets.basics import Countdown, TooSmall
 
-DECK = 52
+DECK_SIZE = len(DECK)
 
 
 class DeckBar(Widget):
@@ -28,7 +30,7 @@ class DeckBar(Widget):
         ascii = getattr(getattr(self.app, "display_options", None), "ascii", False)
         card, mark = ("|", "^") if ascii else ("▌", "▲")
         lifted = Content.styled(card * self.position, "#5f87af")
-        rest = Content.styled(card * (DECK - self.position), "#87afd7")
+        rest = Content.styled(card * (DECK_SIZE - self.position), "#87afd7")
         pointer = " " * self.position + mark
         return Content.assemble(lifted, rest, "\n", (pointer, "bold #ffd75f"))
 
@@ -43,7 +45,8 @@ class CutScreen(ModalScreen[dict[str, Any] | None]):
         Binding("r", "random", "Random cut", tooltip="cut at random"),
     ]
 
-    def __init__(self, low: int = 4, high: int = DECK - 4) -> None:
+    def __init__(self, low: int, high: int) -> None:
+        """``low``..``high``: the cuts the rules allow (the view's legal entry)."""
         super().__init__()
         self.low, self.high = low, high
         self.position = (low + high) // 2
@@ -77,8 +80,8 @@ class CutScreen(ModalScreen[dict[str, Any] | None]):
             return
         bar.position = self.position
         self.query_one("#cut-note", Static).update(Content.assemble(
-            f"Lift {self.position} of {DECK} cards ({self.low} to {self.high}).\n",
-            ("Each part keeps at least 4 cards; r cuts at random.", "dim"),
+            f"Lift {self.position} of {DECK_SIZE} cards ({self.low} to {self.high}).\n",
+            (f"Each part keeps at least {self.low} cards; r cuts at random.", "dim"),
         ))
 
     def action_move(self, step: int) -> None:

@@ -20,7 +20,7 @@ from textual.screen import ModalScreen, Screen
 from textual.widget import Widget
 from textual.widgets import Footer, Static
 
-from ...render import Display, result_line
+from ...render import Display
 from ...widgets.basics import Countdown, TooSmall, display_of
 
 
@@ -190,7 +190,9 @@ class ShowdownScreen(Screen[dict[str, Any] | None]):
 
 
 def reveal_content(showdown: Mapping[str, Any], names: Mapping[int, str], me: int | None,
-                   display: Display) -> Content:
+                   display: Display, result: Content) -> Content:
+    """Every hand of the showdown, its winners and tie-break draws; ``result`` (who takes the pot,
+    in the game's wording) last."""
     star = "*" if display.ascii else "★"
     reveal = showdown.get("reveal") or []
     lines: list[Content] = [Content.assemble(
@@ -233,7 +235,7 @@ def reveal_content(showdown: Mapping[str, Any], names: Mapping[int, str], me: in
                   Content.styled(names.get(showdown.get(winner_key), "?"), "bold")]
         lines.append(Content.assemble(*parts))
     lines.append(Content(""))
-    lines.append(result_line(showdown, names))
+    lines.append(result)
     return Content("\n").join(lines)
 
 
@@ -242,8 +244,9 @@ class RevealScreen(ModalScreen[None]):
                 Binding("escape", "close", "Close", show=False, tooltip="close the showdown"),
                 Binding("space", "close", "Close", show=False, tooltip="close the showdown")]
 
-    def __init__(self, showdown: Mapping[str, Any], names: Mapping[int, str], me: int | None) -> None:
+    def __init__(self, showdown: Mapping[str, Any], names: Mapping[int, str], me: int | None, result: Content) -> None:
         super().__init__()
+        self.result = result
         self.showdown = dict(showdown)
         self.names = dict(names)
         self.me = me
@@ -251,7 +254,7 @@ class RevealScreen(ModalScreen[None]):
     def compose(self) -> ComposeResult:
         yield TooSmall()
         with VerticalScroll(classes="dialog", id="reveal"):
-            yield Static(reveal_content(self.showdown, self.names, self.me, display_of(self)), id="reveal-body",
+            yield Static(reveal_content(self.showdown, self.names, self.me, display_of(self), self.result), id="reveal-body",
                          markup=False)
         yield Footer(compact=True)
 
