@@ -8,7 +8,7 @@ import time
 import pytest
 
 from engine.cards import DECK, parse_cards
-from engine.contract import EndGame, StartRound, Status
+from engine.contract import EndGame, SetAway, StartRound, Status
 from engine.errors import IllegalAction, NotYourTurn
 from engine.games.cribbage.actions import Claim, Cut, Discard, Muggins, Play
 from engine.games.cribbage.bots import baseline_action, discard_choices, strong_action
@@ -298,3 +298,37 @@ def test_discard_choices_weigh_the_crib_by_whose_it_is():
     kept = [c for c in hand if c not in best_laid]
     starters = [c for c in DECK if c not in hand]
     assert best_hand == pytest.approx(sum(show_score(kept, s) for s in starters) / len(starters))
+
+
+def test_no_combination_across_a_go():
+    game = arranged({0: "KH KD 9C 8S", 1: "10D JH 5C AS"}, dealer=1, starter="3H")
+    records = play(game, (0, "KH"), (1, "10D"), (0, "9C"), (1, "AS"))
+    assert kinds(records[-3:]) == [("go", 0), ("go_point", 1), ("reset", 0)]
+    led = play(game, (0, "KD"))[0]  # after the go: no pair with the KH of the series before
+    assert (led.public["count"], led.public["points"]) == (10, 0)
+
+
+def test_every_event_kind_is_worded():
+    """Whole games with every number of players and muggins: each kind of record has its line."""
+    worded: set[str] = set()
+    for players, muggins in ((2, False), (3, True), (4, False), (2, True)):
+        game = CRIBBAGE.new(CRIBBAGE.settings({"target": 61, "muggins": muggins, "stake": 400}),
+                            [(s, f"p{s}", 500) for s in range(players)], HashRng(players + 10 * muggins))
+        records = game.apply(None, SetAway(0, True)) + game.apply(None, SetAway(0, False))
+        while game.status is not Status.OVER and game.game_no < 3:
+            if game.status is Status.BETWEEN_ROUNDS:
+                records += game.apply(None, StartRound())
+                continue
+            seat = game.to_act()[0]
+            legal = game.legal_actions(seat)
+            choice = Claim(0) if Claim(0) in legal else CRIBBAGE.bot_action(game, seat)
+            records += game.apply(seat, choice)
+        if game.status is not Status.OVER:
+            records += game.apply(None, EndGame())
+        for record in records:
+            for viewer in (None, record.seat):
+                assert CRIBBAGE.describe(record.for_seat(viewer)), record
+        worded |= {r.kind for r in records}
+    assert worded >= {"new_game", "round", "draw", "dealer", "cut", "deal", "crib_card", "discard", "starter", "play",
+                      "go", "go_point", "reset", "show", "crib_up", "claim", "muggins", "game_won", "game_over",
+                      "away", "back"}
