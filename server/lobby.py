@@ -39,6 +39,8 @@ from collections import deque
 from dataclasses import dataclass, field
 from typing import Any, Callable, Protocol
 
+from engine.contract import GameType
+from engine.errors import InvalidAction
 from engine.games import find_game
 from engine.rng import HashRng
 from protocol import messages as m
@@ -49,7 +51,7 @@ from .store import Store, StoreBusy, StoreError, StoreFailed, secret_hash
 from .history import fit
 from .pacing import BUSY_RETRY
 from .rounds import HISTORY_KEEP
-from .table import Table, TableConfig
+from .table import Table, TableConfig, game_settings
 from .text import NAME_MAX, TABLE_NAME_MAX, clean_name, clean_table_name, name_problem
 
 log = logging.getLogger(__name__)
@@ -63,6 +65,7 @@ CODE_TRIES_PER_TABLE = 20  # ... and all players together at one table (back-off
 LIST_BYTES = 56 * 1024  # a table list (push or list_tables result) stays well inside the 64 KiB frame limit
 TABLES_PUSH_INTERVAL = 0.5  # seconds between lobby list pushes (PROTOCOL.md: about two a second)
 NEW_TABLE_GAME = "down-and-back"  # the game of every new table until the settings name one (protocol v2, issue 13)
+NEW_TABLE_DEFAULTS = find_game(NEW_TABLE_GAME).settings().to_data()  # the game's own defaults
 
 
 class Session(Protocol):
@@ -109,8 +112,8 @@ def fatal_exit(exc: BaseException) -> None:
 @dataclass
 class LobbyConfig:
     table: TableConfig = field(default_factory=TableConfig)
-    default_ante: int = 10
-    default_stack: int = 1000
+    default_ante: int = NEW_TABLE_DEFAULTS["ante"]  # --ante: a new table's ante when its creator leaves it out
+    default_stack: int = NEW_TABLE_DEFAULTS["stack"]  # --stack: likewise its starting stack
     seed: bytes | None = None  # fixed seed for tests and replays; None: secrets
     store: Store | None = None  # None: keep nothing (tests, benchmarks); chips and tables die with the process
     starting_balance: int = 10_000  # chips granted to a new player
@@ -715,10 +718,13 @@ class Lobby:
             raise RequestError("too_many_tables", f"you still hold seats at {', '.join(held)}; go back to one of "
                                "them, or wait for its game to end, before sitting at another table")
 
-    def _can_sit(self, player: PlayerRecord, settings: m.TableSettings) -> None:
-        if player.balance < settings.ante:
+    def _can_sit(self, player: PlayerRecord, game_type: GameType, settings: m.TableSettings) -> None:
+        """A player sits down only with the chips the game asks a seat to bring at least (a Down and
+        Back table: its ante)."""
+        least = game_type.buy_in(game_settings(game_type, settings))[0]
+        if player.balance < least:
             raise RequestError(
-                "insufficient_chips", f"you have {player.balance} chips, less than this table's ante of {settings.ante}"
+                "insufficient_chips", f"you have {player.balance} chips, less than the {least} this table needs to play"
             )
 
     def _create_table(self, player: PlayerRecord, msg: m.CreateTable) -> dict[str, Any]:
@@ -730,9 +736,11 @@ class Lobby:
             chosen, ante=self.config.default_ante if chosen.ante is None else chosen.ante,
             stack=self.config.default_stack if chosen.stack is None else chosen.stack,
         )
-        if settings.stack < settings.ante:
-            raise RequestError("bad_settings", "the starting stack must be at least the ante")
-        self._can_sit(player, settings)
+        try:
+            game_settings(game_type, settings)  # the game's limits (a starting stack below the ante...)
+        except InvalidAction as exc:
+            raise RequestError("bad_settings", str(exc)) from None
+        self._can_sit(player, game_type, settings)
         self._check_held_seats(player)
         self._require_no_table(player)
         name = clean_table_name(msg.name)
@@ -762,7 +770,7 @@ class Lobby:
     def _join(self, player: PlayerRecord, msg: m.Join) -> dict[str, Any]:
         table = self._find(player, msg.table_id, msg.private_code)
         if table.seat_of(player.player_id) is None:
-            self._can_sit(player, table.settings)
+            self._can_sit(player, table.game_type, table.settings)
             self._check_held_seats(player)
         self._require_no_table(player, unless_watching=table)
         seat = table.join(player.player_id, player.name, msg.seat)

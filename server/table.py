@@ -28,7 +28,9 @@ import itertools
 from dataclasses import dataclass
 from typing import Any, Callable, ContextManager, Protocol
 
-from engine.contract import TABLE_ACTIONS, Action, EndGame, Game, GameType, SetAway, SitIn, StartRound, Status
+from engine.contract import (
+    TABLE_ACTIONS, Action, EndGame, Game, GameType, SetAway, Settings, SitIn, StartRound, Status,
+)
 from engine.errors import EngineError, IllegalAction, InvalidAction, NotYourTurn
 from engine.fingerprint import fingerprint
 from engine.games import find_game
@@ -63,6 +65,13 @@ class Hub(Protocol):
     def table_dirty(self, table: "Table") -> None: ...
     @property
     def fixed_seed(self) -> bool: ...
+
+
+def game_settings(game_type: GameType, settings: m.TableSettings) -> Settings:
+    """The game's settings from a table's (every field the game names, read by name), validated by the
+    game: :class:`~engine.errors.InvalidAction` if they break its limits. Until the protocol carries a
+    game's rules as their own map, this is the one place they are copied."""
+    return game_type.settings({f.name: getattr(settings, f.name) for f in game_type.setting_fields})
 
 
 @dataclass
@@ -358,7 +367,7 @@ class Table:
             raise RequestError(
                 "not_enough_players", f"at least {self.game_type.min_seats} seated players are needed to start"
             )
-        settings = self.game_type.settings({f.name: getattr(self.settings, f.name) for f in self.game_type.setting_fields})
+        settings = game_settings(self.game_type, self.settings)
         seated = sorted(self.seats.values(), key=lambda i: i.seat)
         least, most = self.game_type.buy_in(settings)
         buy_ins = [(i.seat, i.player_id, self._buy_in(i, least, most)) for i in seated]

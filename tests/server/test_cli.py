@@ -31,6 +31,16 @@ def test_bad_flag_is_a_usage_error_not_a_traceback():
     assert result.returncode == 2 and "Traceback" not in result.stderr and "--port" in result.stderr
 
 
+def test_default_ante_and_stack_outside_the_games_limits_are_refused_at_start():
+    """The game's settings are their one owner: a stack below the ante, or an ante above the game's
+    largest, stops the start (before, every table created with the defaults was refused instead)."""
+    for flags, words in ((("--ante", "50", "--stack", "40"), "at least the ante"),
+                         (("--ante", "2000000", "--stack", "3000000"), "ante must be")):
+        result = run_cli(*flags, "--memory", "--port", "0")
+        assert result.returncode == 2 and "Traceback" not in result.stderr, result.stderr
+        assert "--ante/--stack" in result.stderr and words in result.stderr
+
+
 async def start_server(tmp_path) -> tuple[asyncio.subprocess.Process, int]:
     process = await asyncio.create_subprocess_exec(
         sys.executable, "-m", "server", "--host", "127.0.0.1", "--port", "0", "--data-dir", str(tmp_path),
