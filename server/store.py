@@ -30,7 +30,7 @@ What is stored, and why it is enough
 * ``chat``: each table's last lines of chat, sent again to whoever comes
   back after a restart; a closed table's are deleted.
 * ``ledger``: every chip that crosses between a balance and a table
-  (``grant`` to new players, ``buy_in`` at game start, ``cash_out`` at game
+  (``grant`` to new players, ``buy_in`` at game start or a sit-in, ``cash_out`` at game
   over), so conservation can be audited:
   ``balance == grants - buy-ins + cash-outs`` for each player, and
   ``buy-ins - cash-outs == stacks + pot`` for each table.
