@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 
+import pytest
 from textual.widgets import Checkbox, Input
 
 from protocol import messages as m
@@ -202,30 +203,19 @@ async def test_leaving_a_running_game_then_joining_again_returns_you_to_your_sea
             assert not table.seats[1].left and table.spectators == set()
 
 
-async def test_joining_a_started_game_without_a_seat_says_why_and_watches(make_app, connect):
+@pytest.mark.parametrize("seats, seat, sent, said", [
+    (2, None, [m.Join, m.Watch], "Every seat is taken"),  # no seat: says why and watches
+    (3, 2, [m.Join], "dealt in from the next deal"),  # issue 12 item 7: a free seat is yours from the next deal
+], ids=["full", "free-seat"])
+async def test_joining_a_started_game_sits_in_or_says_why_and_watches(make_app, connect, seats, seat, sent, said):
     async with connect("Carl") as carl:
-        await carl.request(m.CreateTable, name="den", settings=m.TableSettings(seats=2))
+        await carl.request(m.CreateTable, name="den", settings=m.TableSettings(seats=seats))
         await carl.request(m.AddBot)
         await carl.request(m.Start)
         app = make_app("Ann")
         async with app.run_test(size=(80, 24)) as pilot:
             await wait_for(pilot, lambda: "playing" in screen_text(app), what="listed")
             await pilot.press("enter")
-            await wait_for(pilot, lambda: table_ready(app) and app.view["seat"] is None, what="watching")
-            assert [kind for kind, _ in app.requests_sent if kind in (m.Join, m.Watch)] == [m.Join, m.Watch]
-            assert any("Every seat is taken" in n.message for n in app._notifications)
-
-
-async def test_joining_a_started_game_with_a_free_seat_sits_in_at_the_next_deal(make_app, connect):
-    """Issue 12 item 7: a free seat of a running game is yours, dealt in from the next deal, and it says so."""
-    async with connect("Carl") as carl:
-        await carl.request(m.CreateTable, name="den", settings=m.TableSettings(seats=3))
-        await carl.request(m.AddBot)
-        await carl.request(m.Start)
-        app = make_app("Ann")
-        async with app.run_test(size=(80, 24)) as pilot:
-            await wait_for(pilot, lambda: "playing" in screen_text(app), what="listed")
-            await pilot.press("enter")
-            await wait_for(pilot, lambda: table_ready(app) and app.view["seat"] == 2, what="seated")
-            assert [kind for kind, _ in app.requests_sent if kind in (m.Join, m.Watch)] == [m.Join]
-            assert any("dealt in from the next deal" in n.message for n in app._notifications)
+            await wait_for(pilot, lambda: table_ready(app) and app.view["seat"] == seat, what="at the table")
+            assert [kind for kind, _ in app.requests_sent if kind in (m.Join, m.Watch)] == sent
+            assert any(said in n.message for n in app._notifications)
