@@ -353,6 +353,7 @@ async def _(env: Env) -> None:
 async def _(env: Env) -> None:
     async with env.connect("ann") as ann, env.connect("bob") as bob:
         table_id = await env.table(ann, seats=3, bots=1, start=True)
+        await ann.request(m.EndGame)  # a running game takes bob at the next deal; a finished one does not
         assert await failure(bob.request(m.Join, table_id=table_id, seat=2)) == "game_running"
 
 
@@ -594,6 +595,7 @@ async def _busy(env: Env) -> None:
             other.execute("BEGIN IMMEDIATE")
             try:
                 assert await failure(ann.request(m.CreateTable, name="t")) == "busy"
+                assert await failure(ann.request(m.Chat, text="hi")) == "busy"  # a chat line is stored
                 assert await ann.request(m.Ping) == {}  # what changes nothing is served
                 error, bye = await refused(server.port, hello(name="new"))
                 assert (error["code"], error["id"], bye["reason"]) == ("busy", 1, "busy")
@@ -607,6 +609,7 @@ async def _busy(env: Env) -> None:
 
 provokes("any", "busy")(_busy)
 provokes("hello", "busy")(_busy)
+provokes("chat", "busy")(_busy)
 
 
 @provokes("any", "internal")
@@ -887,10 +890,12 @@ async def test_every_view_and_event_sent_has_exactly_the_documented_fields(serve
         # Bots call the end early when they may: the stock runs out only without early call.
         await ann.request(m.Leave)
         ann.views.clear()
-        await ann.request(m.CreateTable, name="long", settings=m.TableSettings(seats=5, turns=7, stack=100))
-        for _ in range(4):
+        long = await ann.request(m.CreateTable, name="long", settings=m.TableSettings(seats=5, turns=7, stack=100))
+        for _ in range(3):
             await ann.request(m.AddBot)
         await ann.request(m.Start)
+        async with connect("cat") as cat:  # sits in at the running game, dealt in from round 2
+            await cat.request(m.Join, table_id=long["table_id"])
         await autoplay(ann, until_round=1, host=True)
 
         seen: set[str] = set()
