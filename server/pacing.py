@@ -39,7 +39,7 @@ class Pacer:
         self._bot_handle: asyncio.TimerHandle | None = None  # the next automatic move (bot, away, absent)
         self._auto_due: dict[int, tuple[str, float]] = {}  # seat -> (kind, loop time its automatic move is due)
         self._round_handle: asyncio.TimerHandle | None = None
-        self._loop = table._loop
+        self._loop = table.loop
 
     def schedule(self) -> None:
         """Arm whatever moves the game on from here (the invariant :meth:`timing_problems` checks).
@@ -207,7 +207,7 @@ class Pacer:
 
         def step() -> None:
             self._decision = None
-            self.table._apply(None, StartRound())
+            self.table.apply_action(None, StartRound())
 
         self._guarded(step, "_round_handle", self._next_round)
 
@@ -225,7 +225,7 @@ class Pacer:
                 if seat not in game.to_act() or self._automatic_kind(seat) != kind:
                     continue  # moved on already, or came back
                 if kind == "bot":
-                    table._apply(seat, table.game_type.bot_action(game, seat))
+                    table.apply_action(seat, table.game_type.bot_action(game, seat))
                 else:
                     if kind == "absent":
                         table.audience.record([Record("timeout", seat)])
@@ -263,4 +263,4 @@ class Pacer:
         assert game is not None
         turn = game.turn_id()
         while seat in game.to_act() and game.turn_id() == turn:
-            table._apply(seat, table.game_type.timeout_action(game, seat))
+            table.apply_action(seat, table.game_type.timeout_action(game, seat))

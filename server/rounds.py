@@ -62,7 +62,7 @@ class RoundBook:
                 stacks = game.stacks()
                 moves = [(s, i.player_id, stacks[s]) for s, i in sorted(table.seats.items())]
                 table.hub.move_chips(table, "cash_out", moves)
-                table._save()
+                table.save()
 
     def _finish_round(self, entry: dict[str, Any], live: bool) -> None:
         table = self.table

@@ -1,6 +1,6 @@
 """One table: its seats and spectators, and the game they play.
 
-A table has four parts, each in its own module: this one holds membership
+A table is five modules: this one holds membership
 (seats, spectators, host, bots) and the game's lifecycle (start, act, sit out,
 end), and every change goes through it; :mod:`server.pacing` decides *when*
 the game moves on by itself (deadlines, bots, the pause between rounds);
@@ -12,9 +12,9 @@ rule.
 Everything here runs on the event loop thread and never awaits while it changes
 state, so each request or timer callback is one atomic step: no locks needed.
 
-Durability: every engine action goes through :meth:`Table._apply`, which
+Durability: every engine action goes through :meth:`Table.apply_action`, which
 appends it to the store's action log; membership changes go through
-:meth:`Table._save`. All of it joins the transaction of the request or timer
+:meth:`Table.save`. All of it joins the transaction of the request or timer
 step that caused it, which the lobby commits before any reply or push leaves
 (:meth:`server.lobby.Lobby.atomic`). Before the commit the lobby asks each
 table it touched for a checkpoint of the whole engine state
@@ -125,7 +125,7 @@ class Table:
         self.away: set[int] = set()  # seats the table has set away (SetAway): their moves are played for them
         self.unattended_since: float | None = None  # when the lobby's sweep last found nobody here
         self.engine_outdated = False  # restored from its checkpoint: its log no longer replays from the seed
-        self._loop = asyncio.get_running_loop()
+        self.loop = asyncio.get_running_loop()
         self.pacer = Pacer(self)
         self.audience = Audience(self)
         self.rounds = RoundBook(self)
@@ -148,7 +148,7 @@ class Table:
         table.seats = {s.seat: SeatInfo(s.seat, s.name, s.player_id, s.left) for s in row.seats}
         table.spectators = set(row.spectators)
         table.audience.restore_chat(row.chat)
-        table.pacer.absent_not_before = table._loop.time() + config.turn_timeout
+        table.pacer.absent_not_before = table.loop.time() + config.turn_timeout
         rebuild(table, row)
         return table
 
@@ -217,9 +217,9 @@ class Table:
             self.seats[held].left = False  # coming back to a held seat
             self._set_watching(player_id, False)
             if self.game is not None and self.game.status is not Status.OVER and held in self.away:
-                self._apply(None, SetAway(held, False))
+                self.apply_action(None, SetAway(held, False))
             self._claim_host(player_id)
-            self._save()
+            self.save()
             self.audience.catch_up(player_id)
             self.broadcast()
             return held
@@ -242,7 +242,7 @@ class Table:
         self._set_watching(player_id, False)
         self.seats[seat] = info
         self._claim_host(player_id)
-        self._save()
+        self.save()
         self.broadcast()
         return seat
 
@@ -252,7 +252,7 @@ class Table:
         assert self.game is not None
         chips = self._buy_in(info, *self.game_type.buy_in(self.game.settings))
         try:
-            self._apply(None, SitIn(info.seat, info.name, chips))
+            self.apply_action(None, SitIn(info.seat, info.name, chips))
         except RequestError as exc:
             raise RequestError("game_running", f"{exc.message}; you can watch instead") from None
         self.hub.move_chips(self, "buy_in", [(info.seat, info.player_id, chips)])
@@ -281,13 +281,13 @@ class Table:
             else:
                 self.seats[seat].left = True
                 if seat not in self.away:
-                    self._apply(None, SetAway(seat, True))
+                    self.apply_action(None, SetAway(seat, True))
         if player_id == self.host_id:
             present = self._present_humans()
             if present:
                 self.host_id = present[0]
         if seat is not None:
-            self._save()
+            self.save()
         self.broadcast()
 
     def _set_watching(self, player_id: str, watching: bool) -> None:
@@ -331,7 +331,7 @@ class Table:
         used = {i.name for i in self.seats.values()}
         name = next(n for n in itertools.chain(BOT_NAMES, (f"Bot {k}" for k in itertools.count(2))) if n not in used)
         self.seats[free[0]] = SeatInfo(free[0], name)
-        self._save()
+        self.save()
         self.broadcast()
         return free[0]
 
@@ -342,10 +342,10 @@ class Table:
         if seat not in self.seats or not self.seats[seat].bot:
             raise RequestError("no_such_seat", f"there is no bot at seat {seat}")
         del self.seats[seat]
-        self._save()
+        self.save()
         self.broadcast()
 
-    def _save(self) -> None:
+    def save(self) -> None:
         """Persist seats, host and state (joins the open transaction)."""
         if self.store is not None:
             seats = [SeatRow(i.seat, i.name, i.player_id, i.left) for i in sorted(self.seats.values(), key=lambda i: i.seat)]
@@ -379,9 +379,9 @@ class Table:
                 fingerprint(self.game_type),
             )
         self.hub.move_chips(self, "buy_in", buy_ins)
-        self._save()
+        self.save()
         self.rounds.chip_history = [self.stacks()]
-        self._apply(None, StartRound())
+        self.apply_action(None, StartRound())
         self.broadcast()
 
     def _buy_in(self, info: SeatInfo, least: int, most: int) -> int:
@@ -408,7 +408,7 @@ class Table:
 
     def finish(self) -> None:
         """End the running game now, as the rules end it (the pot paid back, stacks cashed out)."""
-        self._apply(None, EndGame())
+        self.apply_action(None, EndGame())
         self.broadcast()
 
     def act(self, player_id: str, data: dict[str, Any]) -> int:
@@ -420,7 +420,7 @@ class Table:
             raise RequestError("illegal_action", str(exc)) from None
         if isinstance(action, TABLE_ACTIONS):
             raise RequestError("illegal_action", f"{action.kind} is not a player action")
-        self._apply(seat, action)
+        self.apply_action(seat, action)
         self.broadcast()
         assert self.game is not None
         return len(self.game.history) - 1
@@ -438,10 +438,10 @@ class Table:
         seat = self._playing_seat(player_id)
         assert self.game is not None
         if (seat in self.away) != away:
-            self._apply(None, SetAway(seat, away))
+            self.apply_action(None, SetAway(seat, away))
         self.broadcast()
 
-    def _apply(self, seat: int | None, action: Action) -> list[Record]:
+    def apply_action(self, seat: int | None, action: Action) -> list[Record]:
         """Apply a seat's or the table's action, log it, and have it noted and told."""
         game = self.game
         assert game is not None
