@@ -204,6 +204,39 @@ class Settings(Protocol):
     def to_data(self) -> dict[str, Any]: ...
 
 
+class FieldSettings:
+    """A frozen dataclass of settings, one attribute per :class:`SettingField` of ``FIELDS``.
+
+    The fields are the one owner of the limits: :meth:`check_fields` (call it
+    from ``__post_init__``) rejects a value outside its field's choices or
+    bounds (a bool is no integer); a game checks only what ties settings together.
+    """
+
+    FIELDS: ClassVar[tuple[SettingField, ...]] = ()
+
+    def check_fields(self) -> None:
+        for field in self.FIELDS:
+            value = getattr(self, field.name)
+            if field.choices is not None:
+                if not any(type(value) is type(choice) and value == choice for choice in field.choices):
+                    choices = " or ".join(str(c).lower() if isinstance(c, bool) else str(c) for c in field.choices)
+                    raise InvalidAction(f"{field.name} must be {choices}, got {value!r}")
+            elif type(value) is not int or not field.minimum <= value <= field.maximum:  # type: ignore[operator]
+                raise InvalidAction(f"{field.name} must be a whole number from {field.minimum} to "
+                                    f"{field.maximum}, got {value!r}")
+
+    def to_data(self) -> dict[str, Any]:
+        return {field.name: getattr(self, field.name) for field in self.FIELDS}
+
+    @classmethod
+    def from_data(cls, data: Mapping[str, Any]) -> Any:
+        """Settings from plain data; missing fields take their defaults, unknown ones are rejected."""
+        unknown = set(data) - {field.name for field in cls.FIELDS}
+        if unknown:
+            raise InvalidAction(f"unknown setting(s) {sorted(unknown)}")
+        return cls(**data)
+
+
 # ----------------------------------------------------------------- the game
 
 

@@ -25,12 +25,12 @@ Chance comes only from the injected RNG; "go" is said for a seat by the game.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field
 from itertools import combinations
 from typing import Any, Iterable, Sequence
 
 from ...cards import DECK, Card, Rank
-from ...contract import TABLE_ACTIONS, EndGame, SetAway, SettingField, SitIn, StartRound, Status
+from ...contract import TABLE_ACTIONS, EndGame, FieldSettings, SetAway, SettingField, SitIn, StartRound, Status
 from ...errors import IllegalAction, InvalidAction, NotYourTurn
 from ...records import ActionLog, Record
 from ...rng import HashRng
@@ -70,33 +70,17 @@ def discard_count(players: int) -> int:
 
 
 @dataclass(frozen=True)
-class Settings:
-    """A cribbage table's agreed terms."""
+class Settings(FieldSettings):
+    """A cribbage table's agreed terms (their limits: :data:`SETTING_FIELDS`)."""
 
+    FIELDS = SETTING_FIELDS
     target: int = _DEFAULTS["target"]  # type: ignore[assignment]
     skunks: bool = _DEFAULTS["skunks"]  # type: ignore[assignment]
     stake: int = _DEFAULTS["stake"]  # type: ignore[assignment]
     muggins: bool = _DEFAULTS["muggins"]  # type: ignore[assignment]
 
     def __post_init__(self) -> None:
-        if isinstance(self.target, bool) or self.target not in SKUNK_LINE:
-            raise InvalidAction(f"a game is played to 121 or 61 points, got {self.target!r}")
-        for name in ("skunks", "muggins"):
-            if not isinstance(getattr(self, name), bool):
-                raise InvalidAction(f"{name} must be true or false, got {getattr(self, name)!r}")
-        if isinstance(self.stake, bool) or not isinstance(self.stake, int) or not 1 <= self.stake <= MAX_STAKE:
-            raise InvalidAction(f"the stake must be a whole number from 1 to {MAX_STAKE}, got {self.stake!r}")
-
-    def to_data(self) -> dict[str, Any]:
-        return {f.name: getattr(self, f.name) for f in fields(self)}
-
-    @classmethod
-    def from_data(cls, data: dict[str, Any]) -> "Settings":
-        """Settings from plain data; missing fields take their defaults, unknown ones are rejected."""
-        unknown = set(data) - set(_DEFAULTS)
-        if unknown:
-            raise InvalidAction(f"unknown setting(s) {sorted(unknown)}")
-        return cls(**data)
+        self.check_fields()
 
 
 def _texts(cards: Iterable[Card]) -> list[str]:
