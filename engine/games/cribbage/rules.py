@@ -538,8 +538,7 @@ class Game:
         records = []
         while self.counting:
             seat, what = self.counting[0]
-            items = show_items(self.counted_cards(), self.starter, crib=what == "crib")
-            points = items[-1]["total"] if items else 0
+            items, points = self._count()
             shown = {"what": what, "cards": _texts(self.counted_cards()), "starter": self.starter.text, "items": items}
             records.append(self._peg_record("show", seat, points, shown))
             self.show.append({"seat": seat, **records[-1].public})
@@ -548,6 +547,11 @@ class Game:
                 return records
             self.counting.pop(0)
         return records + self._end_deal()
+
+    def _count(self) -> tuple[list[dict[str, Any]], int]:
+        """The count under way, item by item, and what it is worth."""
+        items = show_items(self.counted_cards(), self.starter, crib=self.counting[0][1] == "crib")  # type: ignore[arg-type]
+        return items, items[-1]["total"] if items else 0
 
     def _end_deal(self) -> list[Record]:
         self.phase = WAITING
@@ -566,8 +570,7 @@ class Game:
         """Muggins: peg what was claimed (no more than the count is worth); a shortfall awaits an opponent."""
         self.turn_no += 1
         what = self.counting[0][1]
-        items = show_items(self.counted_cards(), self.starter, crib=what == "crib")  # type: ignore[arg-type]
-        worth = items[-1]["total"] if items else 0
+        items, worth = self._count()
         pegged = min(action.points, worth)
         shown = {"what": what, "cards": _texts(self.counted_cards()), "starter": self.starter.text,  # type: ignore[union-attr]
                  "claimed": action.points, "items": items if pegged == worth else None}
@@ -585,8 +588,8 @@ class Game:
     def _muggins(self, seat: int, action: Muggins) -> list[Record]:
         """Muggins: the opponent takes the points the claim missed, or lets them go; the count is then shown."""
         self.turn_no += 1
-        owner, what = self.counting[0]
-        items = show_items(self.counted_cards(), self.starter, crib=what == "crib")  # type: ignore[arg-type]
+        owner = self.counting[0][0]
+        items, _ = self._count()
         missed, self.missed = self.missed, None
         record = self._peg_record("muggins", seat, missed if action.take else 0,  # type: ignore[arg-type]
                                   {"take": action.take, "missed": missed, "of": owner, "items": items})
