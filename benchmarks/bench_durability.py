@@ -164,7 +164,7 @@ async def run_tables(port: int, tables: int, seconds: float) -> tuple[list[float
         await host.link.connect()
         await guest.link.connect()
         created = await host.link.request(m.CreateTable, name=f"b{t}",
-                                          settings=m.TableSettings(seats=2, ante=1, stack=1_000_000))
+                                          settings=m.TableSettings(seats=2, rules={"ante": 1, "stack": 1_000_000}))
         await guest.link.request(m.Join, table_id=created["table_id"])
         await host.link.request(m.Start)
         seats += [host, guest]

@@ -97,7 +97,7 @@ class HonestTable:
         async with ScriptedClient(self.port, "ann") as ann, ScriptedClient(self.port, "bob") as bob:
             while not stop.is_set():
                 created = await ann.request(m.CreateTable, name="honest",
-                                            settings=m.TableSettings(seats=2, ante=1, stack=10_000))
+                                            settings=m.TableSettings(seats=2, rules={"ante": 1, "stack": 10_000}))
                 await bob.request(m.Join, table_id=created["table_id"])
                 ann.views.clear()
                 bob.views.clear()

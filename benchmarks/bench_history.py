@@ -45,7 +45,7 @@ async def stored_rounds(data_dir: Path) -> str:
     server = GameServer(Lobby(config, "bench"), NetConfig(rate=1000, burst=1000))
     await server.start("127.0.0.1", 0)
     async with ScriptedClient(server.port, "ann") as ann:
-        created = await ann.request(m.CreateTable, name="long", settings=m.TableSettings(stack=100_000, ante=1))
+        created = await ann.request(m.CreateTable, name="long", settings=m.TableSettings(rules={"stack": 100_000, "ante": 1}))
         for _ in range(4):
             await ann.request(m.AddBot)
         await ann.request(m.Start)

@@ -233,7 +233,7 @@ async def measure_game(
         for t in range(tables):
             seated = clients_[t * per_table:(t + 1) * per_table]
             created = await seated[0].request(
-                m.CreateTable(id=1, name=f"bench {t}", settings=m.TableSettings(seats=per_table, stack=10**6, ante=1))
+                m.CreateTable(id=1, name=f"bench {t}", settings=m.TableSettings(seats=per_table, rules={"stack": 10**6, "ante": 1}))
             )
             for client in seated[1:]:
                 await client.request(m.Join(id=1, table_id=created["table_id"]))

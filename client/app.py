@@ -41,6 +41,7 @@ from .messages import (
     TablesChanged,
     ViewChanged,
 )
+from .adapter import flat_settings, screens_summary, screens_view
 from .config import ClientConfig
 from .games import DEFAULT_GAME
 from .render import Display, clean_data, plain
@@ -254,13 +255,14 @@ class DabApp(App[None]):
         if isinstance(item, Status):
             self.post_message(ConnectionChanged(item.state, plain(item.text), item.attempt))
         elif isinstance(item, m.View):
-            self.post_message(ViewChanged(item.table_id, clean_data(item.view)))
+            view = screens_view(item.table, item.game, item.deadline_ms)
+            self.post_message(ViewChanged(item.table_id, clean_data(view)))
         elif isinstance(item, m.Event):
             self.post_message(EventsArrived(item.table_id, clean_data(item.events)))
         elif isinstance(item, m.ChatMessage):
             self.post_message(ChatArrived(item.seat, plain(item.name), plain(item.text), item.ts))
         elif isinstance(item, m.Tables):
-            self.post_message(TablesChanged(clean_data([t.to_wire() for t in item.tables])))
+            self.post_message(TablesChanged(clean_data([screens_summary(t.to_wire()) for t in item.tables])))
 
     def on_view_changed(self, message: ViewChanged) -> None:
         if self.table_screen is None or self.table_screen.table_id != message.table_id:
@@ -373,15 +375,15 @@ class DabApp(App[None]):
         if kind is m.Leave:
             self._back_to_lobby()
         elif kind is m.ListTables:
-            self._remember_tables(clean_data(result.get("tables", [])))
+            self._remember_tables(clean_data([screens_summary(t) for t in result.get("tables", [])]))
             balance = result.get("balance")
             if isinstance(balance, int) and not isinstance(balance, bool):
                 self.lobby.balance = balance
         elif kind is m.CreateTable and "table_id" in result:
             settings = fields.get("settings")
             wire = settings.to_wire() if hasattr(settings, "to_wire") else dict(settings or {})
-            chosen = {key: value for key, value in wire.items() if value is not None}  # nil: the server's default
-            self.table_settings[result["table_id"]] = {**game_defaults(chosen.get("game") or DEFAULT_GAME), **chosen}
+            chosen = {key: value for key, value in flat_settings(wire).items() if value is not None}  # nil: a default
+            self.table_settings[result["table_id"]] = {**game_defaults(wire.get("game") or DEFAULT_GAME), **chosen}
             if self.table_screen is not None and self.table_screen.view is not None:
                 self.table_screen.view = self.table_screen.view  # show the settings
 

@@ -15,6 +15,7 @@ from typing import Any, Callable
 
 from protocol import Connection, ProtocolError
 from protocol import messages as m
+from protocol.connection import server_version_in
 
 HEARTBEAT = 15.0
 CONNECT_TIMEOUT = 10.0
@@ -71,7 +72,12 @@ class Link:
         self._tasks.append(asyncio.create_task(self._read(reader)))
         hello = m.Hello(id=next(self._ids), version=m.PROTOCOL_VERSION, name=self.name[:64],
                         token=self.token, client=self.client_name)
-        reply = await self._call(hello)
+        try:
+            reply = await self._call(hello)
+        except LinkError as exc:
+            if exc.code == "version_mismatch":
+                raise LinkError(exc.code, version_mismatch_text(exc.message)) from None
+            raise
         if not isinstance(reply, m.Welcome):
             await self.close()
             raise LinkError("bad_reply", f"expected welcome, got {reply.type}")
@@ -87,7 +93,7 @@ class Link:
         return dict(reply.result)
 
     async def act(self, action: dict[str, Any]) -> dict[str, Any]:
-        return await self.request(m.Act, action=m.parse_action(action))
+        return await self.request(m.Act, action=action)
 
     async def _call(self, message: m.Message) -> m.Message:
         if self.closed or self._writer is None:
@@ -169,6 +175,17 @@ class Link:
         for task in self._tasks:
             with contextlib.suppress(asyncio.CancelledError, Exception):
                 await task
+
+
+def version_mismatch_text(refusal: str) -> str:
+    """What to tell the user when the server refused our protocol version (``refusal``: its message)."""
+    ours = m.PROTOCOL_VERSION
+    theirs = server_version_in(refusal)
+    if theirs is None:
+        return f"the server speaks another protocol version than this client's {ours} ({refusal})"
+    older = "the server" if theirs < ours else "this client"
+    return (f"this server speaks protocol version {theirs}; this client speaks version {ours}: "
+            f"upgrade the older side ({older})")
 
 
 def _expire(future: asyncio.Future[m.Message], kind: str) -> None:

@@ -172,7 +172,7 @@ class Session:
         return await self.link.request(kind, **fields)
 
     async def act(self, action: dict[str, Any]) -> dict[str, Any]:
-        return await self.request(m.Act, action=m.parse_action(action))
+        return await self.request(m.Act, action=action)
 
     async def close(self) -> None:
         self.state = CLOSED

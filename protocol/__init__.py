@@ -1,4 +1,4 @@
-"""The Down and Back wire protocol, sans-I/O (bytes and messages only).
+"""The Down and Back wire protocol, sans-I/O (bytes and messages only): the session and the lobby of any game.
 
 Modules:
 
@@ -17,22 +17,17 @@ from .connection import Connection, State
 from .errors import LocalProtocolError, ProtocolError, RemoteProtocolError
 from .framing import MAX_DEPTH, MAX_FRAME_SIZE, FrameDecoder, encode_frame
 from .messages import (
-    ACTION_KINDS,
     CLIENT_MESSAGE_TYPES,
     DEFAULT_PORT,
     MESSAGE_TYPES,
     PROTOCOL_VERSION,
     SERVER_MESSAGE_TYPES,
     Act,
-    Action,
     AddBot,
     Bye,
-    CallEnd,
     Chat,
     ChatMessage,
     CreateTable,
-    Cut,
-    Discard,
     EndGame,
     Error,
     Event,
@@ -50,21 +45,16 @@ from .messages import (
     Reply,
     Request,
     SitOut,
-    Skip,
-    Split,
     Start,
     TableSettings,
     TableSummary,
     Tables,
-    TakeDiscard,
-    TakeStock,
     View,
     Watch,
     Welcome,
     decode,
     encode,
     from_wire,
-    parse_action,
     peek_request_id,
 )
 
@@ -72,13 +62,12 @@ __all__ = [
     "Connection", "State",
     "ProtocolError", "RemoteProtocolError", "LocalProtocolError",
     "MAX_DEPTH", "MAX_FRAME_SIZE", "FrameDecoder", "encode_frame",
-    "ACTION_KINDS", "CLIENT_MESSAGE_TYPES", "DEFAULT_PORT", "MESSAGE_TYPES",
+    "CLIENT_MESSAGE_TYPES", "DEFAULT_PORT", "MESSAGE_TYPES",
     "PROTOCOL_VERSION", "SERVER_MESSAGE_TYPES",
-    "Message", "Request", "Reply", "Push", "Action",
+    "Message", "Request", "Reply", "Push",
     "TableSettings", "PlayerSummary", "TableSummary",
-    "Cut", "TakeStock", "TakeDiscard", "Discard", "Split", "Skip", "CallEnd",
     "Hello", "ListTables", "CreateTable", "Join", "Watch", "Leave", "Start", "AddBot",
     "RemoveBot", "EndGame", "Act", "SitOut", "Chat", "History", "Ping",
     "Welcome", "Ok", "Error", "Tables", "View", "Event", "ChatMessage", "Bye",
-    "decode", "encode", "from_wire", "parse_action", "peek_request_id",
+    "decode", "encode", "from_wire", "peek_request_id",
 ]

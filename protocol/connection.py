@@ -41,6 +41,7 @@ Typical server loop::
 """
 
 import enum
+import re
 from typing import Iterator, Literal
 
 from .errors import (
@@ -219,7 +220,7 @@ class Connection:
         if isinstance(msg, Hello) and msg.version != self.version:
             # Received by the server, or a client about to send the wrong version.
             if error is RemoteProtocolError:
-                text = f"server speaks protocol {self.version}, client sent {msg.version}"
+                text = refusal_of_version(self.version, msg.version)
             else:
                 text = f"this client speaks protocol {self.version}, not {msg.version}"
             raise error(VERSION_MISMATCH, text, field="version", request_id=msg.id)
@@ -261,3 +262,18 @@ class Connection:
 
     def __repr__(self) -> str:
         return f"<Connection {self.role} {self.state.name}{' broken' if self.error else ''}>"
+
+
+_REFUSAL = "server speaks protocol {server}, client sent {client}"
+_REFUSAL_PATTERN = re.compile(r"server speaks protocol (\d+), client sent (\d+)")
+
+
+def refusal_of_version(server: int, client: int) -> str:
+    """The ``version_mismatch`` message a server sends (PROTOCOL.md 6.1; every version words it so)."""
+    return _REFUSAL.format(server=server, client=client)
+
+
+def server_version_in(message: str) -> int | None:
+    """The server's version named in a ``version_mismatch`` message, or None if it names none."""
+    match = _REFUSAL_PATTERN.fullmatch(message)
+    return int(match.group(1)) if match else None

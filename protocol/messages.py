@@ -7,7 +7,7 @@ arguments and validated on construction, so an invalid message cannot exist::
 
     >>> msg = Hello(id=1, version=PROTOCOL_VERSION, name="Ann")
     >>> msg.to_wire()
-    {'type': 'hello', 'id': 1, 'version': 1, 'name': 'Ann', 'token': None, 'client': None}
+    {'type': 'hello', 'id': 1, 'version': 2, 'name': 'Ann', 'token': None, 'client': None}
     >>> from_wire(msg.to_wire()) == msg
     True
 
@@ -16,15 +16,21 @@ arguments and validated on construction, so an invalid message cannot exist::
   anything that is not exactly a valid message: unknown type, missing field,
   unexpected field, wrong type (``true`` is not an integer, ``1.0`` is not an
   integer, an integer is not a string), out-of-range number, over-long string or
-  list, malformed card, table id or token.
+  list, malformed table id, game name or token.
 * Building a message with bad values raises :class:`LocalProtocolError`.
 * :func:`encode` / :func:`decode` add the framing of :mod:`protocol.framing`.
 
 Fields whose type allows nil may be omitted on the wire (omitted means nil); a
 few other fields have documented defaults (``settings``, ``limit``, ``result``).
 Everything else is required. Lists arrive as Python lists and are stored as
-tuples. Opaque maps (``Ok.result``, ``View.view``, the items of ``Event.events``)
-are kept as plain dicts: any string-keyed map within the nesting limit.
+tuples. Opaque maps (``Ok.result``, a view's ``table`` and ``game``, the items of
+``Event.events``, a table's ``rules``, ``Act.action``) are kept as plain dicts:
+any string-keyed map within the nesting limit.
+
+The protocol knows the lobby and the session, not the games: a table's
+``rules`` and an ``act``'s action are checked here for their shape only, and
+then by the game the table plays (``engine.games``: its settings and its
+action parser are the one schema of each).
 
 The rules for every field are written once, as :class:`Spec` objects in the field
 metadata; ``docs/PROTOCOL.md`` documents the same rules for other implementers.
@@ -57,23 +63,13 @@ __all__ = [
     "Reply",
     "Push",
     "Record",
-    "Action",
     "MESSAGE_TYPES",
     "CLIENT_MESSAGE_TYPES",
     "SERVER_MESSAGE_TYPES",
-    "ACTION_KINDS",
     # records
     "TableSettings",
     "PlayerSummary",
     "TableSummary",
-    # actions
-    "Cut",
-    "TakeStock",
-    "TakeDiscard",
-    "Discard",
-    "Split",
-    "Skip",
-    "CallEnd",
     # client -> server
     "Hello",
     "ListTables",
@@ -102,16 +98,21 @@ __all__ = [
     # functions
     "from_wire",
     "peek_request_id",
-    "parse_action",
     "encode",
     "decode",
 ]
 
-PROTOCOL_VERSION = 1
-"""The protocol version this package speaks (sent in ``hello`` and ``welcome``)."""
+PROTOCOL_VERSION = 2
+"""The protocol version this package speaks (sent in ``hello`` and ``welcome``; PROTOCOL.md 11 lists the changes)."""
 DEFAULT_PORT = 7777
 """The server's default TCP port."""
 MAX_REQUEST_ID = 2**32 - 1
+MAX_SEATS = 8
+"""The most seats any table may have (seats are numbered 0..7); each game's own range lies inside it."""
+DEFAULT_GAME = "down-and-back"
+"""The game a ``create_table`` that names none gets (the one game protocol version 1 knew)."""
+MAX_ACTION_KEYS = 16
+"""An ``act``'s action map holds at most this many keys, ``kind`` included."""
 
 SERVER_NAME = "Server"  # the name on the server's own chat notices; no player may take it (PROTOCOL.md §8.1)
 BOT_MARK = "(bot)"  # how bots' names end; reserved for them
@@ -292,15 +293,19 @@ class Nested(Spec):
 class OpaqueMap(Spec):
     """Any string-keyed map within the nesting limit (contents not interpreted).
 
-    With ``require_kind``, the map must have a string ``kind`` (events).
+    With ``require_kind``, the map must have a ``kind`` code (events, actions);
+    ``max_keys`` bounds its number of keys (``too_long`` past it).
     """
 
-    def __init__(self, *, require_kind: bool = False) -> None:
+    def __init__(self, *, require_kind: bool = False, max_keys: int | None = None) -> None:
         self.require_kind = require_kind
+        self.max_keys = max_keys
 
     def check(self, value, path, depth, err):
         if not isinstance(value, dict):
             raise self._wrong(value, path, err, "a map")
+        if self.max_keys is not None and len(value) > self.max_keys:
+            raise err(TOO_LONG, f"{path} has {len(value)} keys, the limit is {self.max_keys}", field=path)
         if err is not _remote_from_frame:  # a decoded frame's whole structure is checked already
             try:
                 check_structure(value, max_depth=MAX_DEPTH - depth + 1, error=err, code=BAD_MESSAGE)
@@ -311,22 +316,27 @@ class OpaqueMap(Spec):
         return value
 
 
-class ActionField(Spec):
-    """A game action map, dispatched on its ``kind`` (see :data:`ACTION_KINDS`)."""
+class Scalar(Spec):
+    """nil, a bool, an integer or a string of at most ``hi`` code points (an item of a decision id)."""
+
+    def __init__(self, hi: int = 64) -> None:
+        self.hi = hi
 
     def check(self, value, path, depth, err):
-        if isinstance(value, Action):
+        if value is None or isinstance(value, bool) or _is_int(value):
             return value
-        return _parse_action(value, path, depth, err)
-
-    def to_wire(self, value):
-        return value.to_wire()
+        if isinstance(value, str):
+            if len(value) > self.hi:
+                raise err(TOO_LONG, f"{path} is {len(value)} characters long, the limit is {self.hi}", field=path)
+            return value[:]
+        raise self._wrong(value, path, err, "nil, a bool, an integer or a string")
 
 
 # Reusable field types. The same limits are tabulated in docs/PROTOCOL.md.
 REQUEST_ID = Int(0, MAX_REQUEST_ID)
 VERSION = Int(0, 65535)
-SEAT = Int(0, 4)
+SEAT = Int(0, MAX_SEATS - 1)
+SEAT_COUNT = Int(1, MAX_SEATS)
 COUNT = Int(0, 2**31 - 1)
 TIMESTAMP = Int(0, 2**63 - 1)
 NAME = Str(0, 64)
@@ -340,14 +350,13 @@ TABLE_ID = Str(1, 32, pattern=_ID_PATTERN, what="a table id (1-32 of A-Z a-z 0-9
 PLAYER_ID = Str(1, 64, pattern=_ID_PATTERN, what="a player id (1-64 of A-Z a-z 0-9 _ -)")
 TOKEN = Str(1, 128, pattern=_ID_PATTERN, what="a token (1-128 of A-Z a-z 0-9 _ -)")
 CODE = Str(1, 32, pattern=r"[a-z][a-z0-9_]*", what="a code (1-32 of a-z 0-9 _, starting a-z)")
-CARD = Str(
-    2,
-    3,
-    pattern=r"(?:A|[2-9]|10|J|Q|K)[SHDC]",
-    what="a card like '10H' (rank A 2-10 J Q K, then suit S H D C)",
-)
+GAME_NAME = Str(1, 32, pattern=r"[a-z][a-z0-9-]*", what="a game name (1-32 of a-z 0-9 -, starting a-z)")
+TITLE = Str(0, 64)
 _KIND = Str(1, 32, pattern=r"[a-z][a-z0-9_]*", what="a kind (1-32 of a-z 0-9 _, starting a-z)")
 TABLE_STATE = Str(choices=("waiting", "playing", "finished"))
+ACTION = OpaqueMap(require_kind=True, max_keys=MAX_ACTION_KEYS)
+DECISION = Nullable(ListOf(Scalar(), 0, 16))
+DEADLINE_MS = Nullable(Int(0, 2**31 - 1))
 
 
 # ---------------------------------------------------------------------------
@@ -460,19 +469,17 @@ class Record(_Struct):
 
 @_struct
 class TableSettings(Record):
-    """Table settings chosen at creation; every field is optional on the wire.
+    """A table's settings: which game, how many seats, and that game's rules.
 
-    ``ante`` and ``stack`` left out (nil) in ``create_table`` are the server's
-    defaults (``list_tables`` ``defaults``); a table's settings, as the server
-    shows them, always have both.
+    ``rules`` is the game's to check (its settings: the one owner of their
+    names, defaults and limits); ``seats`` nil is the most the game seats. A
+    table's settings as the server shows them (summaries, views) have every
+    default filled in: ``seats`` an integer and ``rules`` complete.
     """
 
-    ante: int | None = _f(Nullable(Int(1, 1_000_000)), None)
-    stack: int | None = _f(Nullable(Int(1, 1_000_000_000)), None)
-    seats: int = _f(Int(2, 5), 5)
-    turns: int = _f(Int(6, 7, choices=(6, 7)), 6)
-    early_call: bool = _f(Bool(), False)
-    no_take_back: bool = _f(Bool(), False)
+    game: str = _f(GAME_NAME, DEFAULT_GAME)
+    seats: int | None = _f(Nullable(SEAT_COUNT), None)
+    rules: dict[str, Any] = _f(OpaqueMap(), factory=dict)
 
 
 @_struct
@@ -491,114 +498,14 @@ class TableSummary(Record):
 
     table_id: str = _f(TABLE_ID)
     name: str = _f(TABLE_NAME)
+    title: str = _f(TITLE)
     host: str | None = _f(Nullable(NAME), None)
-    seats: int = _f(Int(2, 5))
-    players: tuple[PlayerSummary, ...] = _f(ListOf(Nested(PlayerSummary), 0, 5))
+    seats: int = _f(SEAT_COUNT)
+    players: tuple[PlayerSummary, ...] = _f(ListOf(Nested(PlayerSummary), 0, MAX_SEATS))
     settings: TableSettings = _f(Nested(TableSettings))
     state: str = _f(TABLE_STATE)
     private: bool = _f(Bool())
     spectators: int = _f(COUNT)
-
-
-# ---------------------------------------------------------------------------
-# Actions (the map inside ``act``; also the items of a view's ``legal`` list)
-# ---------------------------------------------------------------------------
-
-
-class Action(_Struct):
-    """A game action; ``kind`` names it on the wire."""
-
-    __slots__ = ()
-    _tag_key = "kind"
-    kind: ClassVar[str]
-
-
-ACTION_KINDS: dict[str, type[Action]] = {}
-"""Wire ``kind`` -> action class."""
-
-
-def _action(cls: _S) -> _S:
-    cls = _struct(cls)
-    if cls.kind in ACTION_KINDS:
-        raise TypeError(f"duplicate action kind {cls.kind!r}")
-    ACTION_KINDS[cls.kind] = cls
-    return cls
-
-
-@_action
-class Cut(Action):
-    """Cut the deck; ``position`` = cards lifted off the top, nil = random."""
-
-    kind: ClassVar[str] = "cut"
-    position: int | None = _f(Nullable(Int(0, 52)), None)
-
-
-@_action
-class TakeStock(Action):
-    """Take the top card of the stock."""
-
-    kind: ClassVar[str] = "take_stock"
-
-
-@_action
-class TakeDiscard(Action):
-    """Take the top card of the discard pile."""
-
-    kind: ClassVar[str] = "take_discard"
-
-
-@_action
-class Discard(Action):
-    """Discard ``card`` face up."""
-
-    kind: ClassVar[str] = "discard"
-    card: str = _f(CARD)
-
-
-@_action
-class Split(Action):
-    """Split the seven cards: four going down, three coming back."""
-
-    kind: ClassVar[str] = "split"
-    down: tuple[str, ...] = _f(ListOf(CARD, 4, 4))
-    back: tuple[str, ...] = _f(ListOf(CARD, 3, 3))
-
-
-@_action
-class Skip(Action):
-    """Pass the turn without drawing (no-take-back variant)."""
-
-    kind: ClassVar[str] = "skip"
-
-
-@_action
-class CallEnd(Action):
-    """Announce that drawing ends with this orbit (early-call variant)."""
-
-    kind: ClassVar[str] = "call_end"
-
-
-def _parse_action(obj: Any, path: str, depth: int, err: _ErrorType) -> Action:
-    if not isinstance(obj, dict):
-        raise err(BAD_MESSAGE, f"{path} must be a map, got {_kind(obj)}", field=path)
-    if "kind" not in obj:
-        raise err(BAD_MESSAGE, f"missing field 'kind' in {path}", field=_join(path, "kind"))
-    kind = obj["kind"]
-    if not isinstance(kind, str):
-        raise err(BAD_MESSAGE, f"{path}.kind must be a string, got {_kind(kind)}", field=_join(path, "kind"))
-    cls = ACTION_KINDS.get(kind)
-    if cls is None:
-        known = ", ".join(ACTION_KINDS)
-        raise err(BAD_MESSAGE, f"unknown action kind {_quote(kind)} (known: {known})", field=_join(path, "kind"))
-    return cls._parse(obj, path, depth, err)
-
-
-def parse_action(obj: Any) -> Action:
-    """Parse an action map (e.g. an item of a view's ``legal`` list).
-
-    Raises :class:`RemoteProtocolError` (``bad_message``) if it is not a valid action.
-    """
-    return _parse_action(obj, "action", 1, RemoteProtocolError)
 
 
 # ---------------------------------------------------------------------------
@@ -757,11 +664,11 @@ class EndGame(Request):
 
 @_message
 class Act(Request):
-    """Play an action at your table."""
+    """Play an action at your table: a map with a ``kind``, parsed by the table's game."""
 
     type: ClassVar[str] = "act"
     id: int = _f(REQUEST_ID)
-    action: Action = _f(ActionField())
+    action: dict[str, Any] = _f(ACTION)
 
 
 @_message
@@ -853,11 +760,21 @@ class Tables(Push):
 
 @_message
 class View(Push):
-    """Your complete current view of your table (opaque map, see PROTOCOL.md)."""
+    """Your complete current view of your table.
+
+    ``table``: the server's facts (members, host, state...); ``game``: the
+    game's own view for you, exactly as the game made it (nil before a game);
+    ``decision``: the id of the decision the game awaits (nil when none), which
+    changes exactly when a new decision is awaited; ``deadline_ms``: the time
+    left for it (nil when no clock runs).
+    """
 
     type: ClassVar[str] = "view"
     table_id: str = _f(TABLE_ID)
-    view: dict[str, Any] = _f(OpaqueMap())
+    table: dict[str, Any] = _f(OpaqueMap())
+    game: dict[str, Any] | None = _f(Nullable(OpaqueMap()), None)
+    decision: tuple[Any, ...] | None = _f(DECISION, None)
+    deadline_ms: int | None = _f(DEADLINE_MS, None)
 
 
 @_message

@@ -22,12 +22,10 @@ import sqlite3
 import sys
 from typing import TYPE_CHECKING
 
-from engine.errors import InvalidAction
-from engine.games import find_game
 from protocol.messages import DEFAULT_PORT
 
 from . import __version__
-from .lobby import NEW_TABLE_GAME, Lobby, LobbyConfig
+from .lobby import Lobby, LobbyConfig
 from .net import GameServer, NetConfig
 from .limits import address_key
 from .ssh_config import SshConfig, loopback
@@ -71,12 +69,6 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--host", default="0.0.0.0", help="address to listen on (default: all interfaces; "
                         "use 127.0.0.1 to allow only this machine, e.g. for SSH-only play)")
     parser.add_argument("--port", type=int, default=DEFAULT_PORT, help=f"TCP port (default {DEFAULT_PORT})")
-    parser.add_argument("--ante", type=positive(int), default=LobbyConfig.default_ante, help="the ante of a new "
-                        "table whose creator does not choose one (and the one clients suggest) "
-                        f"(default {LobbyConfig.default_ante})")
-    parser.add_argument("--stack", type=positive(int), default=LobbyConfig.default_stack, help="the starting stack "
-                        "of a new table whose creator does not choose one (and the one clients suggest) "
-                        f"(default {LobbyConfig.default_stack})")
     parser.add_argument("--turn-timeout", type=positive(float), default=60.0, metavar="SECONDS",
                         help="time for each decision before the server plays it (default 60)")
     parser.add_argument("--bot-delay", type=float, default=0.6, metavar="SECONDS",
@@ -167,8 +159,7 @@ def config_from(args: argparse.Namespace, store: Store | None = None) -> tuple[L
     table = TableConfig(turn_timeout=args.turn_timeout, bot_delay=args.bot_delay, round_pause=args.round_pause,
                         absent_grace=args.absent_grace)
     lobby = LobbyConfig(
-        table=table, default_ante=args.ante, default_stack=args.stack,
-        seed=args.seed.encode() if args.seed else None, store=store, starting_balance=args.starting_balance,
+        table=table, seed=args.seed.encode() if args.seed else None, store=store, starting_balance=args.starting_balance,
         group_commit=not args.no_group_commit, restore_grace=args.restore_grace,
     )
     net = NetConfig(max_connections=args.max_connections, max_per_address=args.max_per_address,
@@ -337,12 +328,7 @@ def main(argv: list[str] | None = None) -> int:
         return export(argv[1:])
     if argv[:1] == ["grant"]:
         return grant(argv[1:])
-    parser = build_parser()
-    args = parser.parse_args(argv)
-    try:  # the game's limits, checked now rather than by every new table's creation failing
-        find_game(NEW_TABLE_GAME).settings({"ante": args.ante, "stack": args.stack})
-    except InvalidAction as exc:
-        parser.error(f"--ante/--stack: {exc}")
+    args = build_parser().parse_args(argv)
     if args.ssh_port is not None and importlib.util.find_spec("asyncssh") is None:
         print(f"dab-server: error: {MISSING_SSH}", file=sys.stderr)
         return 2

@@ -59,35 +59,29 @@ class Audience:
                 events.extend(public)
         self.table.hub.table_dirty(self.table)
 
-    def view(self, seat: int | None) -> dict[str, Any]:
-        """The engine's view for ``seat`` plus table facts the engine does not know."""
+    def view(self, seat: int | None) -> m.View:
+        """``seat``'s view (``None``: a spectator's): the table's facts beside the game's own view, untouched."""
         table = self.table
-        if table.game is not None:
-            view = table.game.view(seat)
-        else:
-            view = {"seat": seat, "phase": "lobby", "players": [], "legal": [], "to_act": [],
-                    "settings": table.settings.to_wire()}
-        by_seat = {p["seat"]: p for p in view["players"]}
-        for info in table.seats.values():
-            entry = by_seat.pop(info.seat, None)
-            if entry is None:
-                entry = {"seat": info.seat, "name": info.name, "stack": table.settings.stack}
-                view["players"].append(entry)
-            entry["bot"] = info.bot
-            entry["connected"] = table.connected(info)
-        for entry in by_seat.values():  # players who have left the finished table (bots never leave)
-            entry["bot"] = entry["connected"] = False
-        view["players"].sort(key=lambda p: p["seat"])
-        host = table.seat_of(table.host_id)
-        view["table"] = {
-            "table_id": table.table_id, "name": table.name, "state": table.state,
-            "host_seat": host, "seats": table.settings.seats, "spectators": len(table.spectators),
-            "private": table.private_code is not None, "fixed_seed": table.hub.fixed_seed,
+        game = table.game
+        decision = game.decision() if game is not None else None
+        return m.View.prevalidated(  # plain, string-keyed data by construction (tests/engine, tests/server)
+            table_id=table.table_id, table=self.facts(seat), game=game.view(seat) if game is not None else None,
+            decision=list(decision) if decision is not None else None, deadline_ms=table.pacer.deadline_ms(),
+        )
+
+    def facts(self, seat: int | None) -> dict[str, Any]:
+        """What the server knows of the table, the same for every game (PROTOCOL.md 5.3)."""
+        table = self.table
+        return {
+            "table_id": table.table_id, "name": table.name, "title": table.game_type.title,
+            "settings": table.settings.to_wire(), "state": table.state, "host_seat": table.seat_of(table.host_id),
+            "seat": seat,
+            "members": [{"seat": i.seat, "name": i.name, "bot": i.bot, "connected": table.connected(i),
+                         "away": table.played_for(i)} for _, i in sorted(table.seats.items())],
+            "spectators": len(table.spectators), "private": table.private_code is not None,
+            "fixed_seed": table.hub.fixed_seed,
+            "chip_history": table.rounds.chart() if table.state == "finished" else None,
         }
-        view["deadline_ms"] = table.pacer.deadline_ms()
-        if table.state == "finished":
-            view["chip_history"] = table.rounds.chart()
-        return view
 
     def flush(self, only: str | None = None) -> None:
         """Send each member its pending events and its current view (``only``: one member)."""
@@ -103,10 +97,10 @@ class Audience:
                     table_id=table.table_id, events=tuple(events[start:start + MAX_EVENTS])))
             if seat is None:
                 if self._spectator_view is None:
-                    self._spectator_view = m.View.prevalidated(table_id=table.table_id, view=self.view(None))
+                    self._spectator_view = self.view(None)
                 hub.send(player_id, self._spectator_view)
-            else:  # views are plain, string-keyed data by construction (tests/engine, tests/server)
-                hub.send(player_id, m.View.prevalidated(table_id=table.table_id, view=self.view(seat)))
+            else:
+                hub.send(player_id, self.view(seat))
             if player_id in self._catching_up:
                 self._catching_up.discard(player_id)
                 for message in self.chat_log:

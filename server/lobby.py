@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import functools
 import hmac
 import itertools
 import logging
@@ -39,9 +40,7 @@ from collections import deque
 from dataclasses import dataclass, field
 from typing import Any, Callable, Protocol
 
-from engine.contract import GameType
-from engine.errors import InvalidAction
-from engine.games import find_game
+from engine.games import GAMES, find_game
 from engine.rng import HashRng
 from protocol import messages as m
 
@@ -51,7 +50,7 @@ from .store import Store, StoreBusy, StoreError, StoreFailed, secret_hash
 from .history import fit
 from .pacing import BUSY_RETRY
 from .rounds import HISTORY_KEEP
-from .table import Table, TableConfig, game_settings
+from .table import Table, TableConfig, complete_settings, settings_to_store
 from .text import NAME_MAX, TABLE_NAME_MAX, clean_name, clean_table_name, name_problem
 
 log = logging.getLogger(__name__)
@@ -64,8 +63,6 @@ CODE_TRIES_PER_PLAYER = 5  # wrong private codes one player may try freely; then
 CODE_TRIES_PER_TABLE = 20  # ... and all players together at one table (back-off up to 1 min)
 LIST_BYTES = 56 * 1024  # a table list (push or list_tables result) stays well inside the 64 KiB frame limit
 TABLES_PUSH_INTERVAL = 0.5  # seconds between lobby list pushes (PROTOCOL.md: about two a second)
-NEW_TABLE_GAME = "down-and-back"  # the game of every new table until the settings name one (protocol v2, issue 13)
-NEW_TABLE_DEFAULTS = find_game(NEW_TABLE_GAME).settings().to_data()  # the game's own defaults
 
 
 class Session(Protocol):
@@ -102,6 +99,17 @@ class PlayerRecord:
     last_seen: float = 0.0  # loop time of the last hello, disconnect or restore
 
 
+@functools.cache
+def games_offered() -> list[dict[str, Any]]:
+    """The ``list_tables`` ``games``: each game's name, title, seat range and rule fields, as the game states them."""
+    return [
+        {"name": game.name, "title": game.title, "min_seats": game.min_seats, "max_seats": game.max_seats,
+         "rules": [{**dataclasses.asdict(f), "choices": list(f.choices) if f.choices is not None else None}
+                   for f in game.setting_fields]}
+        for game in GAMES.values()
+    ]
+
+
 def fatal_exit(exc: BaseException) -> None:
     """A commit failed: memory is ahead of the disk. Stop now; the restart restores the durable state."""
     logging.getLogger("dab-server").critical("cannot write the database (%s): stopping to protect the chips", exc)
@@ -112,8 +120,6 @@ def fatal_exit(exc: BaseException) -> None:
 @dataclass
 class LobbyConfig:
     table: TableConfig = field(default_factory=TableConfig)
-    default_ante: int = NEW_TABLE_DEFAULTS["ante"]  # --ante: a new table's ante when its creator leaves it out
-    default_stack: int = NEW_TABLE_DEFAULTS["stack"]  # --stack: likewise its starting stack
     seed: bytes | None = None  # fixed seed for tests and replays; None: secrets
     store: Store | None = None  # None: keep nothing (tests, benchmarks); chips and tables die with the process
     starting_balance: int = 10_000  # chips granted to a new player
@@ -706,8 +712,7 @@ class Lobby:
             self.tables_changed()
 
     def _list_tables(self, player: PlayerRecord, msg: m.ListTables) -> dict[str, Any]:
-        defaults = {"ante": self.config.default_ante, "stack": self.config.default_stack}
-        return {"tables": [s.to_wire() for s in self.summaries()], "total": len(self.tables), "defaults": defaults,
+        return {"tables": [s.to_wire() for s in self.summaries()], "total": len(self.tables), "games": games_offered(),
                 "balance": player.balance}
 
     def _check_held_seats(self, player: PlayerRecord) -> None:
@@ -718,10 +723,9 @@ class Lobby:
             raise RequestError("too_many_tables", f"you still hold seats at {', '.join(held)}; go back to one of "
                                "them, or wait for its game to end, before sitting at another table")
 
-    def _can_sit(self, player: PlayerRecord, game_type: GameType, settings: m.TableSettings) -> None:
-        """A player sits down only with the chips the game asks a seat to bring at least (a Down and
-        Back table: its ante)."""
-        least = game_type.buy_in(game_settings(game_type, settings))[0]
+    def _can_sit(self, player: PlayerRecord, game: str, rules: Any) -> None:
+        """The player has the least the game asks of a seat with these ``rules`` (its own settings)."""
+        least, _ = find_game(game).buy_in(rules)
         if player.balance < least:
             raise RequestError(
                 "insufficient_chips", f"you have {player.balance} chips, less than the {least} this table needs to play"
@@ -730,29 +734,20 @@ class Lobby:
     def _create_table(self, player: PlayerRecord, msg: m.CreateTable) -> dict[str, Any]:
         if len(self.tables) >= MAX_TABLES:
             raise RequestError("server_full", "this server has as many tables as it can hold")
-        game_type = find_game(NEW_TABLE_GAME)
-        chosen = msg.settings  # an ante or stack left out is the server's default (--ante, --stack)
-        settings = dataclasses.replace(
-            chosen, ante=self.config.default_ante if chosen.ante is None else chosen.ante,
-            stack=self.config.default_stack if chosen.stack is None else chosen.stack,
-        )
-        try:
-            game_settings(game_type, settings)  # the game's limits (a starting stack below the ante...)
-        except InvalidAction as exc:
-            raise RequestError("bad_settings", str(exc)) from None
-        self._can_sit(player, game_type, settings)
+        settings, rules = complete_settings(msg.settings)  # the game's defaults filled in, its limits checked
+        self._can_sit(player, settings.game, rules)
         self._check_held_seats(player)
         self._require_no_table(player)
         name = clean_table_name(msg.name)
         if not name or len(name) > TABLE_NAME_MAX:
             raise RequestError("bad_name", f"a table name must be 1 to {TABLE_NAME_MAX} characters once cleaned")
         if self.store is not None:
-            table_id = self.store.create_table(name, game_type.name, settings.to_wire(), player.player_id,
+            table_id = self.store.create_table(name, settings.game, settings_to_store(settings), player.player_id,
                                                msg.private_code)
         else:
             table_id = f"t{next(self._table_ids)}"
         table = Table(
-            table_id, name, settings, player.player_id, msg.private_code, game_type, self, self.config.table,
+            table_id, name, settings, player.player_id, msg.private_code, self, self.config.table,
             self._rng_for(int(table_id[1:])), self.store,
         )
         self.tables[table_id] = table
@@ -770,7 +765,7 @@ class Lobby:
     def _join(self, player: PlayerRecord, msg: m.Join) -> dict[str, Any]:
         table = self._find(player, msg.table_id, msg.private_code)
         if table.seat_of(player.player_id) is None:
-            self._can_sit(player, table.game_type, table.settings)
+            self._can_sit(player, table.settings.game, table.rules)
             self._check_held_seats(player)
         self._require_no_table(player, unless_watching=table)
         seat = table.join(player.player_id, player.name, msg.seat)
@@ -804,7 +799,7 @@ class Lobby:
         self._table(player).end(player.player_id)
 
     def _act(self, player: PlayerRecord, msg: m.Act) -> dict[str, Any]:
-        return {"seq": self._table(player, "not_seated").act(player.player_id, msg.action.to_wire())}
+        return {"seq": self._table(player, "not_seated").act(player.player_id, msg.action)}
 
     def _sit_out(self, player: PlayerRecord, msg: m.SitOut) -> None:
         self._table(player, "not_seated").sit_out(player.player_id, msg.away)

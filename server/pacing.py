@@ -89,7 +89,7 @@ class Pacer:
         info = table.seats[seat]
         if info.bot:
             return "bot"
-        if info.left or seat in table.away:
+        if table.played_for(info):
             return "away"
         if not table.hub.is_connected(info.player_id):  # type: ignore[arg-type]
             return "absent"

@@ -28,15 +28,14 @@ import itertools
 from dataclasses import dataclass
 from typing import Any, Callable, ContextManager, Protocol
 
-from engine.contract import (
-    TABLE_ACTIONS, Action, EndGame, Game, GameType, SetAway, Settings, SitIn, StartRound, Status,
-)
+from engine.contract import TABLE_ACTIONS, Action, EndGame, Game, SetAway, Settings, SitIn, StartRound, Status
 from engine.errors import EngineError, IllegalAction, InvalidAction, NotYourTurn
 from engine.fingerprint import fingerprint
 from engine.games import find_game
 from engine.records import Record
 from engine.rng import HashRng
 from protocol import messages as m
+from protocol.errors import ProtocolError
 
 from .audience import Audience
 from .errors import RequestError
@@ -47,6 +46,44 @@ from .store import SeatRow, Store, StoreError, TableRow
 
 BOT_NAMES = [f"{name} {m.BOT_MARK}" for name in ("Ada", "Bert", "Cleo", "Dot", "Eli")]
 
+
+
+def complete_settings(chosen: m.TableSettings) -> tuple[m.TableSettings, Settings]:
+    """``chosen`` checked by its game, with every default filled in (``bad_settings`` if the game refuses it),
+    and the game's own settings made of its rules.
+
+    The game is the one owner of its seat range and of its rules' names,
+    defaults and limits; the table keeps the complete settings it shows.
+    """
+    try:
+        game_type = find_game(chosen.game)
+    except KeyError as exc:
+        raise RequestError("bad_settings", exc.args[0]) from None
+    seats = game_type.max_seats if chosen.seats is None else chosen.seats
+    if not game_type.min_seats <= seats <= game_type.max_seats:
+        raise RequestError("bad_settings", f"{game_type.title} seats {game_type.min_seats} to "
+                                           f"{game_type.max_seats} players, not {seats}")
+    try:
+        rules = game_type.settings(chosen.rules)
+    except InvalidAction as exc:
+        raise RequestError("bad_settings", str(exc)) from None
+    return m.TableSettings(game=game_type.name, seats=seats, rules=rules.to_data()), rules
+
+
+def settings_to_store(settings: m.TableSettings) -> dict[str, Any]:
+    """What the store keeps of a table's complete settings beside its ``game`` column: seats and rules."""
+    return {"seats": settings.seats, "rules": settings.rules}
+
+
+def stored_settings(data: dict[str, Any], game: str) -> m.TableSettings:
+    """A table's settings as the store holds them (:func:`settings_to_store`) for a table playing ``game``.
+
+    A table stored by protocol version 1's server holds Down and Back's rules
+    and ``seats`` in one map (``ante`` and ``stack`` always set).
+    """
+    if "rules" not in data:
+        data = {"seats": data.get("seats"), "rules": {k: v for k, v in data.items() if k != "seats"}}
+    return complete_settings(m.TableSettings(game=game, seats=data["seats"], rules=data["rules"]))[0]
 
 
 class Hub(Protocol):
@@ -65,13 +102,6 @@ class Hub(Protocol):
     def table_dirty(self, table: "Table") -> None: ...
     @property
     def fixed_seed(self) -> bool: ...
-
-
-def game_settings(game_type: GameType, settings: m.TableSettings) -> Settings:
-    """The game's settings from a table's (every field the game names, read by name), validated by the
-    game: :class:`~engine.errors.InvalidAction` if they break its limits. Until the protocol carries a
-    game's rules as their own map, this is the one place they are copied."""
-    return game_type.settings({f.name: getattr(settings, f.name) for f in game_type.setting_fields})
 
 
 @dataclass
@@ -103,7 +133,6 @@ class Table:
         settings: m.TableSettings,
         host_id: str,
         private_code: str | None,
-        game_type: GameType,
         hub: Hub,
         config: TableConfig,
         rng_factory: Callable[[], HashRng] = HashRng,
@@ -118,7 +147,8 @@ class Table:
         self.config = config
         self.rng_factory = rng_factory
         self.store = store
-        self.game_type = game_type
+        self.game_type = find_game(settings.game)
+        self.rules = self.game_type.settings(settings.rules)  # the game's own settings (``settings`` is complete)
         self.seats: dict[int, SeatInfo] = {}
         self.spectators: set[str] = set()
         self.game: Game | None = None
@@ -136,14 +166,14 @@ class Table:
     ) -> "Table":
         """Rebuild a stored table exactly: seats as stored, the game as :func:`server.restore.rebuild` brings it."""
         try:
-            settings = m.TableSettings(**row.settings)
-        except Exception as exc:
-            raise StoreError(f"table {row.table_id}: stored settings are invalid ({exc})") from None
-        try:
-            game_type = find_game(row.game)
+            find_game(row.game)  # the game stored with the table (store schema version 4)
         except KeyError as exc:
             raise StoreError(f"table {row.table_id}: {exc.args[0]}; run a dab-server that has that game") from None
-        table = cls(row.table_id, row.name, settings, row.host_id or "", row.private_code, game_type, hub, config,
+        try:
+            settings = stored_settings(row.settings, row.game)
+        except (RequestError, KeyError, TypeError, ValueError, ProtocolError) as exc:
+            raise StoreError(f"table {row.table_id}: stored settings are invalid ({exc})") from None
+        table = cls(row.table_id, row.name, settings, row.host_id or "", row.private_code, hub, config,
                     rng_factory, store)
         table.seats = {s.seat: SeatInfo(s.seat, s.name, s.player_id, s.left) for s in row.seats}
         table.spectators = set(row.spectators)
@@ -175,6 +205,7 @@ class Table:
         return m.TableSummary(
             table_id=self.table_id,
             name=self.name,
+            title=self.game_type.title,
             host=self.seats[host].name if host is not None else None,
             seats=self.settings.seats,
             players=tuple(
@@ -190,6 +221,10 @@ class Table:
     def connected(self, info: SeatInfo) -> bool:
         """The seat is played by someone present: a bot, or a player still here and connected."""
         return info.bot or (not info.left and self.hub.is_connected(info.player_id))  # type: ignore[arg-type]
+
+    def played_for(self, info: SeatInfo) -> bool:
+        """The server plays this human's seat: they left the running game, or sit out."""
+        return not info.bot and (info.left or info.seat in self.away)
 
     def stacks(self) -> dict[int, int]:
         """Each seat's chips in hand in the running game (not counting what the round has staked)."""
@@ -364,10 +399,9 @@ class Table:
         if self.game is not None:
             raise RequestError("game_running", "the game has already started")
         if len(self.seats) < self.game_type.min_seats:
-            raise RequestError(
-                "not_enough_players", f"at least {self.game_type.min_seats} seated players are needed to start"
-            )
-        settings = game_settings(self.game_type, self.settings)
+            raise RequestError("not_enough_players",
+                               f"at least {self.game_type.min_seats} seated players are needed to start")
+        settings = self.rules
         seated = sorted(self.seats.values(), key=lambda i: i.seat)
         least, most = self.game_type.buy_in(settings)
         buy_ins = [(i.seat, i.player_id, self._buy_in(i, least, most)) for i in seated]
@@ -414,12 +448,12 @@ class Table:
     def act(self, player_id: str, data: dict[str, Any]) -> int:
         """Apply a seat's action; returns its index in the table's action log."""
         seat = self._playing_seat(player_id)
-        try:
+        try:  # the game's one action schema; the protocol checked the map's shape only
             action = self.game_type.action_from_data(data)
         except InvalidAction as exc:
-            raise RequestError("illegal_action", str(exc)) from None
+            raise RequestError("bad_action", str(exc)) from None
         if isinstance(action, TABLE_ACTIONS):
-            raise RequestError("illegal_action", f"{action.kind} is not a player action")
+            raise RequestError("bad_action", f"{action.kind} is the table's action, not a player's")
         self.apply_action(seat, action)
         self.broadcast()
         assert self.game is not None

@@ -14,12 +14,21 @@ WAIT = 10.0
 
 
 class ScriptedClient:
-    """A protocol client that remembers what it was told and can wait for it."""
+    """A protocol client that remembers what it was told and can wait for it.
+
+    ``views`` holds each table's latest game view (the ``game`` of its last
+    ``view`` push; ``{}`` before the game starts), ``facts`` its ``table`` map
+    and ``deadlines`` its ``deadline_ms``; ``all_views`` every game view in
+    order, and ``view_pushes`` every ``view`` push as it came.
+    """
 
     def __init__(self, port: int, name: str, token: str | None = None) -> None:
         self.name = name
         self.views: dict[str, dict[str, Any]] = {}
+        self.facts: dict[str, dict[str, Any]] = {}
+        self.deadlines: dict[str, int | None] = {}
         self.all_views: list[dict[str, Any]] = []
+        self.view_pushes: list[m.View] = []
         self.events: list[dict[str, Any]] = []
         self.chats: list[m.ChatMessage] = []
         self.tables: tuple[m.TableSummary, ...] = ()
@@ -38,8 +47,12 @@ class ScriptedClient:
 
     def _push(self, message: m.Message) -> None:
         if isinstance(message, m.View):
-            self.views[message.table_id] = message.view
-            self.all_views.append(message.view)
+            game = message.game if message.game is not None else {}
+            self.views[message.table_id] = game
+            self.facts[message.table_id] = message.table
+            self.deadlines[message.table_id] = message.deadline_ms
+            self.all_views.append(game)
+            self.view_pushes.append(message)
         elif isinstance(message, m.Event):
             self.events.extend(message.events)
         elif isinstance(message, m.ChatMessage):
@@ -54,8 +67,24 @@ class ScriptedClient:
 
     @property
     def view(self) -> dict[str, Any]:
+        """The game view at the one table this client is at (``{}`` before its game)."""
         (view,) = self.views.values()
         return view
+
+    @property
+    def table(self) -> dict[str, Any]:
+        """The server's facts about that table (the view's ``table``)."""
+        (facts,) = self.facts.values()
+        return facts
+
+    def member(self, seat: int) -> dict[str, Any]:
+        """The table's member in ``seat`` (bot, connected, away)."""
+        return next(m for m in self.table["members"] if m["seat"] == seat)
+
+    @property
+    def deadline_ms(self) -> int | None:
+        (deadline,) = self.deadlines.values()
+        return deadline
 
     async def wait_for(self, predicate: Callable[[], Any], timeout: float = WAIT) -> Any:
         """Wait until ``predicate()`` is truthy, re-checking after every push."""
@@ -85,7 +114,7 @@ async def autoplay(client, until_round: int, host: bool = False,
     """
     def ready():
         view = client.views and client.view
-        if not view or view["phase"] == "lobby":
+        if not view:
             return None
         if view["phase"] == "over" or view["legal"] or (host and view["round"] > until_round):
             return view
@@ -139,7 +168,7 @@ async def play_until(clients: list[ScriptedClient], done: Callable[[], Any]) -> 
     """Play every decision the clients are shown with the baseline bot, one at a time, until ``done()``."""
     while not done():
         def ready() -> ScriptedClient | None:
-            return next((c for c in clients if c.views and c.view["legal"] and c.view["to_act"]), None)
+            return next((c for c in clients if c.views and c.view.get("legal") and c.view["to_act"]), None)
 
         client = await wait_any(clients, lambda: done() or ready())
         if not isinstance(client, ScriptedClient):  # done

@@ -10,6 +10,7 @@ from typing import Any, AsyncIterator, Callable
 from textual.pilot import Pilot
 
 from client.app import DabApp
+from protocol import messages as m
 
 WAIT = 10.0
 
@@ -117,3 +118,29 @@ async def opponent_playing(client: Any) -> AsyncIterator[asyncio.Task[None]]:
         task.cancel()
         with contextlib.suppress(asyncio.CancelledError, asyncio.TimeoutError):
             await task
+
+
+def view_push(table_id: str, view: dict[str, Any]) -> m.View:
+    """The ``view`` push a server sends for a fixture written as the screens read it (one map: the game's
+    view with ``table``, ``deadline_ms`` and each player's ``bot``/``connected``; ``phase: "lobby"`` before
+    the game), so offline tests feed the app what the wire carries."""
+    shown = view.get("table", {})
+    players = view.get("players", [])
+    settings = dict(view.get("settings") or {})
+    seats = settings.pop("seats", None) or shown.get("seats") or len(players)
+    game_name = settings.pop("game", None) or "down-and-back"
+    table = {
+        "table_id": table_id, "name": shown.get("name", ""), "title": game_name,
+        "settings": {"game": game_name, "seats": seats, "rules": settings},
+        "state": shown.get("state", "playing"), "host_seat": shown.get("host_seat"), "seat": view.get("seat"),
+        "members": [{"seat": p["seat"], "name": p["name"], "bot": p.get("bot", False),
+                     "connected": p.get("connected", True), "away": p.get("away", False)} for p in players],
+        "spectators": shown.get("spectators", 0), "private": shown.get("private", False),
+        "fixed_seed": shown.get("fixed_seed", False), "chip_history": view.get("chip_history"),
+    }
+    game = None
+    if view.get("phase") != "lobby":
+        game = {k: v for k, v in view.items() if k not in ("table", "deadline_ms", "chip_history")}
+        game["players"] = [{k: v for k, v in p.items() if k not in ("bot", "connected")} for p in players]
+    return m.View(table_id=table_id, table=table, game=game, deadline_ms=view.get("deadline_ms"))
+

@@ -323,8 +323,8 @@ def form_games() -> list[str]:
 
 
 def wire_settings(game: str, seats: int, rules: dict[str, Any]) -> Any:
-    """The ``create_table`` settings for ``game``'s validated ``rules`` (protocol v1: flat, one game)."""
-    return m.TableSettings(seats=seats, **rules)
+    """The ``create_table`` settings for ``game``'s validated ``rules``."""
+    return m.TableSettings(game=game, seats=seats, rules=rules)
 
 
 class CreateTableScreen(ModalScreen[dict[str, Any] | None]):

@@ -6,9 +6,10 @@
 A seeded in-process dab-server and a bare client that writes every frame
 itself: Ann plays a bot heads-up for one round, chats, pings, and the server
 shuts down; then a client that skips its hello. Every message shown is one the
-server really sent, in the order it sent them; the trimming is only that views
-show some of their fields (``...``) and that the random player id, token and
-clock readings are replaced by fixed ones (``deadline_ms`` to the second).
+server really sent, in the order it sent them; the trimming is only that a view's
+``table`` and ``game`` show some of their fields (``...``) and that the random
+player id, token and clock readings are replaced by fixed ones (``deadline_ms``
+to the second).
 ``tests/protocol/test_conformance.py`` records it again and fails if the document differs.
 """
 
@@ -37,8 +38,9 @@ from server.table import TableConfig  # noqa: E402
 
 PROTOCOL_MD = ROOT / "docs" / "PROTOCOL.md"
 PLAYER_ID, TOKEN, TS = "f5e6f8d75b454d88", "f5e6f8d75b454d88_7JOYVZAH7Exnc71BJ5KsZT262pP9lw9A", 1795958774000
-VIEW_FIELDS = ("seat", "phase", "hand", "discard_top", "legal", "round", "dealer", "turn", "step", "to_act", "pot",
-               "stock_count", "deadline_ms")
+TABLE_FIELDS = ("title", "seat", "state", "host_seat")
+GAME_FIELDS = ("phase", "hand", "discard_top", "legal", "round", "dealer", "turn", "step", "to_act", "pot",
+               "stock_count")
 WIDTH = 86
 
 
@@ -71,7 +73,7 @@ class Recorder:
                 return None
             self.decoder.feed(data)
         if frame["type"] == "view":
-            self.view = frame["view"]
+            self.view = frame["game"] or {}
         if show:
             self.lines += render("S", frame)
         return frame
@@ -109,13 +111,14 @@ def render(direction: str, message: dict[str, Any]) -> list[str]:
         message["token"] = TOKEN
     if message.get("type") == "chat_message":
         message["ts"] = TS
+    if message.get("type") == "view" and message["deadline_ms"] is not None:
+        message["deadline_ms"] = -(-message["deadline_ms"] // 1000) * 1000
     parts = []
     for key, value in message.items():
-        if key == "view":
-            shown = {k: value[k] for k in VIEW_FIELDS if k in value}
-            if shown.get("deadline_ms") is not None:
-                shown["deadline_ms"] = -(-shown["deadline_ms"] // 1000) * 1000
-            parts.append('"view": {' + ", ".join(f'"{k}": {_json(v)}' for k, v in shown.items()) + ", ...}")
+        fields = {"table": TABLE_FIELDS, "game": GAME_FIELDS}.get(key) if message.get("type") == "view" else None
+        if fields is not None and value is not None:
+            shown = ", ".join(f'"{k}": {_json(value[k])}' for k in fields if k in value)
+            parts.append(f'"{key}": {{{shown}, ...}}')
         else:
             parts.append(f'"{key}": {_json(value)}')
     text = f"{direction}: {{" + ", ".join(parts) + "}"
@@ -144,6 +147,7 @@ async def session() -> list[str]:
         await ann.request({"type": "add_bot"})
         ann.say("")
         await ann.request({"type": "start"})
+        await ann.until(lambda v: v)  # the game has started
         if ann.view["cutter"] == ann.view["seat"]:
             ann.say("          (heads-up, Ann sits right of the dealer: she cuts)")
         await ann.until(lambda v: v["legal"])
@@ -155,6 +159,7 @@ async def session() -> list[str]:
         ann.say("")
         missing = next(f"{r}{s}" for s in "SHDC" for r in ("A", "K", "Q") if f"{r}{s}" not in ann.view["hand"])
         await ann.request({"type": "act", "action": {"kind": "discard", "card": missing}})
+        await ann.request({"type": "act", "action": {"kind": "discard", "card": "1S"}})
         await ann.request({"type": "act", "action": baseline_action(ann.view).to_data()})
         turns = 1
         while ann.view["phase"] != "showdown" or not ann.view["legal"]:

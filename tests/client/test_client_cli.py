@@ -16,6 +16,7 @@ from client.__main__ import build_parser, main, run
 from client.address import Address, AddressError, parse_address
 from client.app import DabApp
 from client.config import ClientConfig, config_dir
+from protocol import Connection, RemoteProtocolError
 from protocol import messages as m
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -108,18 +109,25 @@ async def run_against(handler) -> tuple[int, int]:
         server.close()
 
 
-async def test_version_mismatch_is_reported_plainly(capsys):
-    async def fake_server(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-        await reader.read(65536)  # the hello (request id 1)
-        writer.write(m.encode(m.Error(id=1, code="version_mismatch", message="server speaks protocol 9, client sent 1")))
-        writer.write(m.encode(m.Bye(reason="version_mismatch", message="server speaks protocol 9, client sent 1")))
+@pytest.mark.parametrize("theirs, older", [(1, "the server"), (9, "this client")])
+async def test_version_mismatch_is_reported_plainly(capsys, theirs, older):
+    """A server of another protocol version (its sans-I/O end refuses our hello as a real one would):
+    the client says both versions and which side to upgrade."""
+    async def other_version_server(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        conn = Connection("server", version=theirs)
+        conn.receive_data(await reader.read(65536))  # the hello (request id 1)
+        with pytest.raises(RemoteProtocolError) as refused:
+            conn.next_message()
+        writer.write(conn.send(m.Error.from_exception(refused.value)))
+        writer.write(conn.send(m.Bye(reason="protocol_error", message=refused.value.message)))
         await writer.drain()
         writer.close()
 
-    code, _ = await run_against(fake_server)
+    code, _ = await run_against(other_version_server)
     err = capsys.readouterr().err
     assert code == 3 and err.count("\n") == 1
-    assert "refused the connection: server speaks protocol 9, client sent 1 (version_mismatch)" in err
+    assert (f"refused the connection: this server speaks protocol version {theirs}; this client speaks version "
+            f"{m.PROTOCOL_VERSION}: upgrade the older side ({older}) (version_mismatch)") in err
 
 
 async def test_name_and_token_are_remembered_per_server(server, monkeypatch, config_dir):

@@ -9,7 +9,7 @@ import pytest
 import engine.games as engine_games
 from engine.contract import SettingField
 from protocol import messages as m
-from tui_helpers import screen_text, table_ready, wait_for
+from tui_helpers import screen_text, table_ready, view_push, wait_for
 
 from client import games
 from client.app import DabApp
@@ -31,7 +31,7 @@ async def test_a_game_without_a_board_here_says_so_and_keeps_chat_and_leaving(mo
     monkeypatch.setattr(games, "BOARDS", {})  # so even a game the engine knows (its title shown) has no board
     app = DabApp(frozen_clock=True, player_name="Ann", server_label="test")
     async with app.run_test(size=(80, 24)) as pilot:
-        app.receive(m.View(table_id="t1", view=waiting_room(game)))
+        app.receive(view_push("t1", waiting_room(game)))
         await wait_for(pilot, lambda: table_ready(app), what="table")
         assert isinstance(app.table_screen.board, UnsupportedBoard)
         app.receive(m.ChatMessage(table_id="t1", seat=0, name="Ann", text="anyone?", ts=1))
@@ -45,7 +45,7 @@ async def test_a_game_without_a_board_here_says_so_and_keeps_chat_and_leaving(mo
 async def test_down_and_back_tables_get_its_board_also_from_a_server_that_names_no_game():
     app = DabApp(frozen_clock=True, player_name="Ann", server_label="test")
     async with app.run_test(size=(80, 24)) as pilot:
-        app.receive(m.View(table_id="t1", view=waiting_room(None)))
+        app.receive(view_push("t1", waiting_room(None)))
         await wait_for(pilot, lambda: table_ready(app), what="table")
         assert isinstance(app.table_screen.board, DownAndBackBoard)
         assert "You host this table" in screen_text(app)

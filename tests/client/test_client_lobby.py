@@ -14,7 +14,7 @@ from tui_helpers import screen_name, screen_text, table_ready, wait_for
 async def test_lobby_lists_tables_and_joins_watches_leaves(make_app, connect):
     async with connect("Carl") as carl:
         await carl.request(m.CreateTable, name="Carl's [b]den[/b]",
-                           settings=m.TableSettings(ante=25, stack=500, seats=3, turns=7, early_call=True))
+                           settings=m.TableSettings(seats=3, rules={"ante": 25, "stack": 500, "turns": 7, "early_call": True}))
         app = make_app("Ann")
         async with app.run_test(size=(80, 24)) as pilot:
             await wait_for(pilot, lambda: "Carl's [b]den[/b" in screen_text(app), what="table listed (literally)")
@@ -31,12 +31,12 @@ async def test_lobby_lists_tables_and_joins_watches_leaves(make_app, connect):
 
             await pilot.press("l")  # leave (no game yet: no question asked)
             await wait_for(pilot, lambda: screen_name(app) == "LobbyScreen" and app.table_screen is None)
-            await carl.wait_for(lambda: len(carl.view["players"]) == 1)
+            await carl.wait_for(lambda: len(carl.table["members"]) == 1)
 
             await pilot.press("w")  # watch it instead
             await wait_for(pilot, lambda: table_ready(app), what="watching")
             assert app.view["seat"] is None
-            await carl.wait_for(lambda: carl.view["table"]["spectators"] == 1)
+            await carl.wait_for(lambda: carl.table["spectators"] == 1)
             assert "You are watching" in screen_text(app)
             await pilot.press("l")
             await wait_for(pilot, lambda: screen_name(app) == "LobbyScreen")
@@ -97,7 +97,7 @@ async def test_quick_join_and_host_controls(make_app, connect):
 
 async def test_ascii_mode_draws_the_lobby_and_a_game_in_ascii_only(make_app, connect):
     async with connect("Carl") as carl, connect("Dora") as dora:
-        await carl.request(m.CreateTable, name="den", settings=m.TableSettings(seats=2, early_call=True))
+        await carl.request(m.CreateTable, name="den", settings=m.TableSettings(seats=2, rules={"early_call": True}))
         await dora.request(m.CreateTable, name="club", private_code="sesame", settings=m.TableSettings(seats=2))
         app = make_app("Ann", ascii=True)
         async with app.run_test(size=(80, 24)) as pilot:
@@ -117,12 +117,12 @@ async def test_lobby_rough_edges_rules_in_words_players_privacy_and_checkboxes(m
 
     async with connect("Bartholomew-Fitzwilliam ") as carl:
         await carl.request(m.CreateTable, name="club", private_code="sesame",
-                           settings=m.TableSettings(seats=5, no_take_back=True))
+                           settings=m.TableSettings(seats=5, rules={"no_take_back": True}))
         app = make_app("Ann")
         async with contextlib.AsyncExitStack() as stack, app.run_test(size=(80, 24)) as pilot:
             for name in ("Dora", "Evangeline", "Florence"):
                 other = await stack.enter_async_context(connect(name))
-                await other.request(m.Join, table_id=carl.view["table"]["table_id"], private_code="sesame")
+                await other.request(m.Join, table_id=carl.table["table_id"], private_code="sesame")
             text = await wait_for(pilot, lambda: "4/5" in screen_text(app) and screen_text(app), what="listed")
             assert "private" in text and "🔒" not in text  # said in words, not an emoji
             assert "no take-back" in text and "NTB" not in text

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from protocol import messages as m
-from tui_helpers import screen_text, table_ready, wait_for
+from tui_helpers import screen_text, table_ready, view_push, wait_for
 
 from client.app import DabApp
 from client.widgets.table import SeatPanel
@@ -76,7 +76,7 @@ async def test_markup_and_escapes_in_a_view_render_literally_offline():
     }
     app = DabApp(display=Display(), player_name="Ann")
     async with app.run_test(size=(80, 24)) as pilot:
-        app.receive(m.View(table_id="t1", view=view))
+        app.receive(view_push("t1", view))
         app.receive(m.ChatMessage(table_id="t1", seat=2, name="\x1b[31mz", text="\x1b]0;pwned\x07[b]hi[/b]", ts=1))
         await wait_for(pilot, lambda: table_ready(app) and "hi[/b]" in screen_text(app))
         text = screen_text(app)

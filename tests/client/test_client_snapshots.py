@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 from protocol import messages as m
-from tui_helpers import screen_name, table_ready, wait_for
+from tui_helpers import screen_name, table_ready, view_push, wait_for
 
 from client.app import DabApp
 from client.render import Display
@@ -87,7 +87,7 @@ def make_app(ascii: bool) -> DabApp:
 def feed(view: dict[str, Any], events: list[dict[str, Any]] = (), screen: str = "TableScreen"):  # type: ignore[assignment]
     async def run_before(pilot) -> None:
         app = pilot.app
-        app.receive(m.View(table_id="t1", view=copy.deepcopy(view)))
+        app.receive(view_push("t1", copy.deepcopy(view)))
         await wait_for(pilot, lambda: table_ready(app), what="table")
         if events:
             app.receive(m.Event(table_id="t1", events=tuple(copy.deepcopy(events))))

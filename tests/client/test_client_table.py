@@ -90,7 +90,7 @@ async def test_table_shows_seats_pile_sort_helper_and_chat(make_app, connect):
                 await wait_for(pilot, lambda: screen_name(app) == "CutScreen")
                 await pilot.press("enter")
             else:
-                await bob.wait_for(lambda: bob.view["legal"])
+                await bob.wait_for(lambda: bob.view.get("legal"))
                 await bob.act({"kind": "cut", "position": None})
             await wait_for(pilot, lambda: app.view["phase"] == "play", what="dealt")
             screen = app.table_screen
@@ -162,7 +162,7 @@ async def test_house_rule_keys_skip_call_end_and_no_take_back(make_app, connect)
     app = make_app("Ann")
     async with app.run_test(size=(80, 24)) as pilot, connect("Bob") as bob:
         await bob.request(m.CreateTable, name="House rules",
-                          settings=m.TableSettings(early_call=True, no_take_back=True))
+                          settings=m.TableSettings(rules={"early_call": True, "no_take_back": True}))
         await wait_for(pilot, lambda: "House rules" in screen_text(app), what="listed")
         await pilot.press("q")
         await wait_for(pilot, lambda: table_ready(app) and len(app.view["players"]) == 2)

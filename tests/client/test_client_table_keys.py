@@ -7,7 +7,7 @@ from typing import Any
 
 from protocol import messages as m
 from test_client_snapshots import PLAY_VIEW, make_app
-from tui_helpers import screen_name, screen_text, table_ready, wait_for
+from tui_helpers import screen_name, screen_text, table_ready, view_push, wait_for
 
 from client.games.down_and_back.widgets import HandHelper
 
@@ -17,7 +17,7 @@ OTHERS_TURN = {**PLAY_VIEW, "hand": SEVEN, "legal": [], "turn": 1, "step": "draw
 
 async def feed(pilot, view: dict[str, Any]) -> None:
     app = pilot.app
-    app.receive(m.View(table_id="t1", view=copy.deepcopy(view)))
+    app.receive(view_push("t1", copy.deepcopy(view)))
     await wait_for(pilot, lambda: table_ready(app) and app.table_screen.view["hand"] == view["hand"], what="view")
     await pilot.pause()
 
@@ -44,7 +44,7 @@ async def test_a_split_that_timed_out_still_shows_the_showdown():
         # Time is up: the server splits for us, then sends the result and the next view (in that order).
         app.receive(m.Event(table_id="t1", events=({"kind": "timeout", "seat": 0}, copy.deepcopy(RESULT))))
         waiting = {**SHOWDOWN_VIEW, "phase": "waiting", "legal": [], "to_act": [], "deadline_ms": None}
-        app.receive(m.View(table_id="t1", view=copy.deepcopy(waiting)))
+        app.receive(view_push("t1", copy.deepcopy(waiting)))
         await wait_for(pilot, lambda: app.table_screen.view["phase"] == "waiting", what="waiting view")
         await pilot.pause()
         assert screen_name(app) == "RevealScreen"
@@ -99,7 +99,7 @@ async def test_game_over_offers_quit_once():
             "standings": [{"seat": 0, "name": "Ann", "stack": 1100, "brought": 1000}]}
     app = make_app(ascii=False)
     async with app.run_test(size=(80, 24)) as pilot:
-        app.receive(m.View(table_id="t1", view=copy.deepcopy(over)))
+        app.receive(view_push("t1", copy.deepcopy(over)))
         await wait_for(pilot, lambda: screen_name(app) == "GameOverScreen", what="game over")
         await pilot.pause()
         footer = screen_text(app).splitlines()[-1]

@@ -1,4 +1,4 @@
-"""docs/PROTOCOL.md as data: the tables and reply lines the conformance suite checks the server against.
+"""docs/PROTOCOL.md and each game's document as data: what the conformance suite checks the server against.
 
 Only what the document itself says is read here; nothing is copied from the
 server's code. The document's conventions this relies on (each is stated in it):
@@ -7,7 +7,9 @@ server's code. The document's conventions this relies on (each is stated in it):
 * each request's reply is a line "Reply: `ok` with result `{key: ..., ...}`" and its
   errors an "Errors: ..." paragraph, in the order the server checks them;
 * view, player, round record and event fields are tables whose first column names
-  them in backticks, with a *present* column where presence depends on the view.
+  them in backticks, with a *present* column where presence depends on the view;
+* the games are a ``| game | document |`` table before section 1, each document
+  with the numbered sections its own tables are read from (``load_game``).
 """
 
 from __future__ import annotations
@@ -107,6 +109,8 @@ class Field:
 
 @dataclass
 class Spec:
+    """docs/PROTOCOL.md: the session and the lobby, the same for every game."""
+
     messages: dict[str, dict[str, str]]  # message type -> field -> type notation
     results: dict[str, frozenset[str]]  # request type -> keys of its ok result
     request_errors: dict[str, list[str]]  # request type -> its error codes, in checking order
@@ -115,39 +119,38 @@ class Spec:
     other_errors: list[str]
     bye_reasons: list[str]
     settings: list[str]  # the settings map of create_table
-    view: dict[str, Field]
-    view_settings_in_game: list[str]
-    view_table: list[str]
-    players: dict[str, Field]
-    legal: dict[str, frozenset[str]]  # legal entry kind -> its keys
-    showdown: list[str]
-    reveal_entry: list[str]
+    game_entry: list[str]  # an item of the list_tables result's games
+    rule_field: list[str]  # an item of a game entry's rules
+    table: dict[str, Field]  # view.table
+    member: list[str]  # an item of view.table.members
     table_summary: list[str]
     player_summary: list[str]
-    round_record: dict[str, str]  # field -> type
-    round_player: list[str]
-    events: dict[str, tuple[frozenset[str], frozenset[str], frozenset[str]]]  # kind -> (always, optional, own)
+    events: dict[str, tuple[frozenset[str], frozenset[str], frozenset[str]]]  # the server's own event kinds
+    games: dict[str, str]  # game name -> its document, relative to docs/
     example: str  # the first code block of section 12
 
     @property
     def error_codes(self) -> list[str]:
         return self.protocol_errors + self.hello_refusals + self.other_errors
 
-    def view_keys(self, phase: str, seated: bool) -> frozenset[str]:
-        return frozenset(f.name for f in self.view.values() if _present(f.present, phase, seated))
 
-    def player_keys(self, phase: str) -> frozenset[str]:
-        return frozenset(f.name for f in self.players.values() if _present(f.present, phase, True))
+@dataclass
+class GameSpec:
+    """docs/games/<game>.md: one game's rules, actions, view, events and round records."""
 
+    rules: dict[str, str]  # rule key -> its default, as written
+    actions: dict[str, frozenset[str]]  # action kind -> its fields
+    view: dict[str, Field]
+    players: list[str]
+    legal: dict[str, frozenset[str]]  # legal entry kind -> its keys
+    showdown: list[str]
+    reveal_entry: list[str]
+    events: dict[str, tuple[frozenset[str], frozenset[str], frozenset[str]]]  # kind -> (always, optional, own)
+    round_record: dict[str, str]  # field -> type
+    round_player: list[str]
 
-def _present(present: str, phase: str, seated: bool) -> bool:
-    """The *present* column of PROTOCOL.md 5.3, for a view of ``phase`` seen by a seat or a spectator."""
-    return {
-        "always": True,
-        "game": phase != "lobby",
-        "seated": phase != "lobby" and seated,
-        "over": phase == "over",
-    }[present]
+    def view_keys(self, seated: bool) -> frozenset[str]:
+        return frozenset(f.name for f in self.view.values() if f.present == "always" or seated)
 
 
 def _sentence(paragraph: str, start: str) -> str:
@@ -171,6 +174,10 @@ def _field_rows(rows: list[dict[str, str]]) -> dict[str, Field]:
     return fields
 
 
+def _names(rows: list[dict[str, str]], column: str = "field") -> list[str]:
+    return [name for row in rows for name in ticked(row[column])]
+
+
 def _result_keys(reply: str) -> frozenset[str]:
     """The top-level keys of "Reply: `ok` with result `{a: x, b: {c, d}}`"."""
     match = re.search(r"result `\{(.*?)\}`", reply)
@@ -188,6 +195,21 @@ def _result_keys(reply: str) -> frozenset[str]:
         else:
             token += char
     return frozenset(keys)
+
+
+def _events(rows: list[dict[str, str]], showdown: list[str] = ()) -> dict[str, tuple[frozenset[str], ...]]:
+    """An event table: kind -> (fields always sent, fields sent when the table says, fields only the seat's own copy has)."""
+    events = {}
+    for row in rows:
+        cell = without_parentheses(row["fields"].split(" — ")[0])
+        public, own = (cell.split("*own:*") + [""])[:2]
+        always = {t for t in ticked(public) if not t.endswith("?")}
+        optional = {t[:-1] for t in ticked(public) if t.endswith("?")}
+        if "every field of the showdown map" in public:
+            always |= set(showdown)
+        for kind in ticked(row["kind"]):
+            events[kind] = (frozenset(always | {"kind"}), frozenset(optional), frozenset(ticked(own)))
+    return events
 
 
 @cache
@@ -221,50 +243,55 @@ def load(path: Path = PROTOCOL_MD) -> Spec:
     bye_reasons = [name for row in bye.tables()[1] for name in ticked(row["reason"])]
     create = sections["`create_table` — create a table; you become its host, seated"]
     settings = [ticked(r["key"])[0] for r in create.tables()[1]]
+    listing = sections["`list_tables`"]
+    table_section = sections["5.3 The table map (`view.table`)"]
+    summary = sections["5.4 Table summary"]
+    games = {ticked(r["game"])[0]: re.search(r"\((.*?)\)", r["document"]).group(1)  # type: ignore[union-attr]
+             for r in Section("", text[:text.index("## 1.")]).tables()[0]}
+    example = re.search(r"```\n(.*?)```", sections["12. Example session"].body, re.S).group(1)  # type: ignore[union-attr]
+    return Spec(
+        messages=messages, results=results, request_errors=request_errors, protocol_errors=protocol_errors,
+        hello_refusals=hello_refusals, other_errors=other_errors, bye_reasons=bye_reasons, settings=settings,
+        game_entry=_names(listing.table_after("Game entry")), rule_field=_names(listing.table_after("Rule field")),
+        table=_field_rows(table_section.tables()[0]), member=_names(table_section.table_after("**Member**")),
+        table_summary=_names(summary.tables()[0]), player_summary=_names(summary.tables()[1]),
+        events=_events(sections["5.6 Event maps"].tables()[0]), games=games, example=example,
+    )
 
-    view_section = sections["5.3 The view map"]
-    view_tables = view_section.tables()
-    view = _field_rows(view_tables[1])
-    in_game = without_parentheses(_row(view_tables[1], "settings")["meaning"])
-    view_settings_in_game = ticked(in_game.split("in a game:")[1])
-    view_table = ticked(without_parentheses(_row(view_tables[1], "table")["meaning"]))
-    players = _field_rows(view_section.table_after("**Player map**"))
+
+@cache
+def load_game(name: str) -> GameSpec:
+    """The document of the game called ``name``, as PROTOCOL.md's list of games names it."""
+    text = (PROTOCOL_MD.parent / load().games[name]).read_text(encoding="utf-8")
+    sections = _sections(text)
+    rules = {ticked(r["key"])[0]: r["default"] for r in sections["2. Rules (the settings' `rules` map)"].tables()[0]}
+    actions = {}
+    for row in sections["3. Actions (`act`)"].tables()[0]:
+        fields = re.findall(r"`([a-z_]+):", row["fields"])
+        actions[ticked(row["kind"])[0]] = frozenset(fields)
+    view_section = sections["4. The game view (`view.game`)"]
+    view_rows = next(t for t in view_section.tables() if {"field", "type"} <= set(t[0]))
     legal = {}
     for row in view_section.table_after("**Legal entries.**"):
         for entry in re.findall(r"\{([^}]*)\}", row["entry"]):
             keys = [part.split(":")[0].strip() for part in entry.split(",")]
             kind = re.search(r'kind: "([a-z_]+)"', entry).group(1)  # type: ignore[union-attr]
             legal[kind] = frozenset(keys)
-    showdown = [n for r in view_section.table_after("**The showdown map**") for n in ticked(r["field"])]
-    reveal = _row(view_section.table_after("**The showdown map**"), "reveal")["meaning"]
-    reveal_entry = [k.strip() for k in re.search(r"\[\{([^}]*)\}\]", reveal).group(1).split(",")]  # type: ignore[union-attr]
-
-    summary = sections["5.4 Table summary"]
-    table_summary = [ticked(r["field"])[0] for r in summary.tables()[0]]
-    player_summary = [ticked(r["field"])[0] for r in summary.tables()[1]]
-    record = sections["5.5 Round record (`history` result)"]
-    round_record = {n: r["type"] for r in record.tables()[0] for n in ticked(r["field"])}
-    round_player = [n for r in record.tables()[1] for n in ticked(r["field"])]
-
-    events = {}
-    for row in sections["5.6 Event maps"].tables()[0]:
-        cell = without_parentheses(row["fields"].split(" — ")[0])
-        public, own = (cell.split("*own:*") + [""])[:2]
-        always = {t for t in ticked(public) if not t.endswith("?")}
-        optional = {t[:-1] for t in ticked(public) if t.endswith("?")}
-        if "every field of the showdown map" in public:
-            always |= set(showdown)
-        for kind in ticked(row["kind"]):
-            events[kind] = (frozenset(always | {"kind"}), frozenset(optional), frozenset(ticked(own)))
-
-    example = re.search(r"```\n(.*?)```", sections["12. Example session"].body, re.S).group(1)  # type: ignore[union-attr]
-    return Spec(
-        messages=messages, results=results, request_errors=request_errors, protocol_errors=protocol_errors,
-        hello_refusals=hello_refusals, other_errors=other_errors, bye_reasons=bye_reasons, settings=settings,
-        view=view, view_settings_in_game=view_settings_in_game, view_table=view_table, players=players,
-        legal=legal, showdown=showdown, reveal_entry=reveal_entry, table_summary=table_summary,
-        player_summary=player_summary, round_record=round_record, round_player=round_player, events=events,
-        example=example,
+    showdown: list[str] = []
+    reveal_entry: list[str] = []
+    if "**The showdown map**" in view_section.body:  # a game with showdowns (Down and Back)
+        showdown_rows = view_section.table_after("**The showdown map**")
+        showdown = _names(showdown_rows)
+        reveal = _row(showdown_rows, "reveal")["meaning"]
+        reveal_entry = [k.strip() for k in re.search(r"\[\{([^}]*)\}\]", reveal).group(1).split(",")]  # type: ignore[union-attr]
+    record = sections.get("6. Round records (`history`)")
+    return GameSpec(
+        rules=rules, actions=actions, view=_field_rows(view_rows),
+        players=_names(view_section.table_after("**Player map**")) if "**Player map**" in view_section.body else [],
+        legal=legal, showdown=showdown, reveal_entry=reveal_entry,
+        events=_events(sections["5. Event maps"].tables()[0], showdown),
+        round_record={n: r["type"] for r in record.tables()[0] for n in ticked(r["field"])} if record else {},
+        round_player=_names(record.tables()[1]) if record else [],
     )
 
 

@@ -34,8 +34,9 @@ def opaque_values(max_leaves: int = 8) -> st.SearchStrategy:
     )
 
 
-def opaque_maps(require_kind: bool = False) -> st.SearchStrategy:
-    maps = st.dictionaries(st.text(max_size=10), opaque_values(), max_size=5)
+def opaque_maps(require_kind: bool = False, max_keys: int | None = None) -> st.SearchStrategy:
+    size = 5 if max_keys is None else min(5, max_keys - require_kind)
+    maps = st.dictionaries(st.text(max_size=10), opaque_values(), max_size=size)
     if require_kind:
         kinds = st.from_regex(r"[a-z][a-z0-9_]{0,10}", fullmatch=True)
         maps = st.builds(lambda d, k: {**d, "kind": k}, maps, kinds)
@@ -64,15 +65,15 @@ def for_spec(spec: m.Spec) -> st.SearchStrategy:
     if isinstance(spec, m.Nested):
         return for_class(spec.cls)
     if isinstance(spec, m.OpaqueMap):
-        return opaque_maps(spec.require_kind)
-    if isinstance(spec, m.ActionField):
-        return actions()
+        return opaque_maps(spec.require_kind, spec.max_keys)
+    if isinstance(spec, m.Scalar):
+        return st.none() | st.booleans() | st.integers(-(2**63), 2**64 - 1) | st.text(max_size=spec.hi)
     raise TypeError(f"no strategy for {spec!r}")
 
 
 @lru_cache(maxsize=None)
 def for_class(cls: type) -> st.SearchStrategy:
-    """Valid instances of a message, record or action class."""
+    """Valid instances of a message or record class."""
     kwargs = {}
     for f in dataclasses.fields(cls):
         strategy = for_spec(f.metadata["spec"])
@@ -86,10 +87,6 @@ def for_class(cls: type) -> st.SearchStrategy:
 
 
 _OMIT = object()
-
-
-def actions() -> st.SearchStrategy:
-    return st.one_of([for_class(cls) for cls in m.ACTION_KINDS.values()])
 
 
 def messages() -> st.SearchStrategy:

@@ -1,7 +1,7 @@
-"""The server against docs/PROTOCOL.md: error codes, results, views and events, over real sockets.
+"""The server against docs/PROTOCOL.md and docs/games/: error codes, results, views and events, over real sockets.
 
-What the spec says is read from PROTOCOL.md itself (:mod:`protocol_spec`), so a
-field, code or result key added to the server but not to the spec, or the
+What the spec says is read from the documents themselves (:mod:`protocol_spec`),
+so a field, code or result key added to the server but not to a document, or the
 reverse, fails here. Every scenario runs against the real server of the
 ``server`` fixture on an ephemeral port.
 """
@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import importlib.util
+import json
 import re
 import sqlite3
 import struct
@@ -21,6 +22,10 @@ import pytest
 
 import protocol_spec
 from client.link import RequestFailed
+from engine.contract import TABLE_ACTION_FIELDS
+from engine.errors import InvalidAction
+from engine.games import GAMES, find_game
+from engine.games.down_and_back import actions as down_and_back_actions
 from engine.games.down_and_back.bots import baseline_action
 from protocol import messages as m
 from protocol.errors import PROTOCOL_ERROR_CODES
@@ -33,6 +38,7 @@ from server.net import GameServer, NetConfig
 from server.store import DB_NAME, Store
 
 SPEC = protocol_spec.load()
+GAME_SPEC = protocol_spec.load_game("down-and-back")
 ROOT = Path(__file__).resolve().parents[2]
 REQUESTS = sorted(m.CLIENT_MESSAGE_TYPES)
 
@@ -124,6 +130,34 @@ def test_every_message_in_the_spec_has_exactly_the_fields_and_types_the_code_che
     assert SPEC.settings == list(m.TableSettings._fields)
 
 
+@pytest.mark.parametrize("name", sorted(GAMES))
+def test_every_game_the_server_hosts_has_a_document_stating_its_rules_and_actions(name):
+    """PROTOCOL.md names one document per game; its rules are the game's own (names and defaults), and
+    every action kind it lists is one the game's parser knows, as a player's."""
+    assert set(SPEC.games) == set(GAMES)
+    game, doc = GAMES[name], protocol_spec.load_game(name)
+    assert {f.name: f.default for f in game.setting_fields} == \
+        {rule: json.loads(default.strip("`")) for rule, default in doc.rules.items()}
+    for kind in doc.actions:
+        assert kind not in TABLE_ACTION_FIELDS
+        try:
+            game.action_from_data({"kind": kind})
+        except InvalidAction as exc:
+            assert "unknown action kind" not in str(exc), kind
+    with pytest.raises(InvalidAction, match="unknown action kind"):
+        game.action_from_data({"kind": "no_such_kind"})
+    assert set(doc.legal) <= set(doc.actions) and game.max_seats <= m.MAX_SEATS
+
+
+def test_down_and_back_documents_exactly_its_action_schema():
+    game = find_game("down-and-back")
+    player_kinds = {kind: fields for kind, fields in down_and_back_actions._FIELDS.items()
+                    if kind not in TABLE_ACTION_FIELDS}
+    assert GAME_SPEC.actions == player_kinds
+    assert set(GAME_SPEC.legal) == set(GAME_SPEC.actions)  # every kind is offered by a legal entry
+    assert game.max_seats <= m.MAX_SEATS
+
+
 def test_every_request_states_its_result_and_its_errors():
     assert sorted(SPEC.request_errors) == REQUESTS
     assert sorted(SPEC.results) == sorted(set(REQUESTS) - {"hello"})
@@ -164,7 +198,7 @@ class Env:
 
     async def table(self, host: ScriptedClient, seats: int = 2, bots: int = 0, start: bool = False,
                     **settings: Any) -> str:
-        created = await host.request(m.CreateTable, name="t", settings=m.TableSettings(seats=seats, **settings))
+        created = await host.request(m.CreateTable, name="t", settings=m.TableSettings(seats=seats, rules=settings))
         for _ in range(bots):
             await host.request(m.AddBot)
         if start:
@@ -189,9 +223,9 @@ def provokes(request: str, code: str) -> Callable[[Scenario], Scenario]:
 
 @provokes("hello", "version_mismatch")
 async def _(env: Env) -> None:
-    error, bye = await refused(env.server.port, hello(version=99, name="   "))  # checked before the name
+    error, bye = await refused(env.server.port, hello(version=1, name="   "))  # checked before the name
     assert (error["code"], error["id"], bye["reason"]) == ("version_mismatch", 1, "protocol_error")
-    assert "1" in error["message"] and "99" in error["message"]
+    assert error["message"] == "server speaks protocol 2, client sent 1"  # PROTOCOL.md 6.1, word for word
 
 
 @provokes("hello", "shutting_down")
@@ -236,7 +270,7 @@ async def _(env: Env) -> None:
 async def _(env: Env) -> None:
     env.monkeypatch.setattr(lobby_module, "MAX_TABLES", 0)
     async with env.connect("ann") as ann:
-        assert await failure(ann.request(m.CreateTable, name="t", settings=m.TableSettings(ante=5, stack=1))) \
+        assert await failure(ann.request(m.CreateTable, name="t", settings=m.TableSettings(rules={"ante": 5, "stack": 1}))) \
             == "server_full"  # before the settings
 
 
@@ -244,15 +278,24 @@ async def _(env: Env) -> None:
 async def _(env: Env) -> None:
     env.lobby.config.starting_balance = 1
     async with env.connect("ann") as ann:  # too poor as well: the settings are checked first
-        assert await failure(ann.request(m.CreateTable, name="t", settings=m.TableSettings(ante=5, stack=1))) \
-            == "bad_settings"
+        for settings, says in (
+            (m.TableSettings(rules={"ante": 5, "stack": 1}), "stack"),  # the game's own limit
+            (m.TableSettings(game="chess"), "known games: " + ", ".join(sorted(GAMES))),
+            (m.TableSettings(seats=1), "seats 2 to 5"),
+            (m.TableSettings(seats=6), "seats 2 to 5"),
+            (m.TableSettings(rules={"rake": 5}), "rake"),
+            (m.TableSettings(rules={"turns": "6"}), "turns"),
+        ):
+            with pytest.raises(RequestFailed) as refused:
+                await ann.request(m.CreateTable, name="t", settings=settings)
+            assert refused.value.code == "bad_settings" and says in refused.value.message, (settings, refused.value)
 
 
 @provokes("create_table", "insufficient_chips")
 async def _(env: Env) -> None:
     env.lobby.config.starting_balance = 9
     async with env.connect("ann") as ann:
-        assert await failure(ann.request(m.CreateTable, name="t", settings=m.TableSettings(ante=10))) \
+        assert await failure(ann.request(m.CreateTable, name="t", settings=m.TableSettings(rules={"ante": 10}))) \
             == "insufficient_chips"
 
 
@@ -352,9 +395,14 @@ async def _(env: Env) -> None:
 @provokes("join", "game_running")
 async def _(env: Env) -> None:
     async with env.connect("ann") as ann, env.connect("bob") as bob:
-        table_id = await env.table(ann, seats=3, bots=1, start=True)
-        await ann.request(m.EndGame)  # a running game takes bob at the next deal; a finished one does not
-        assert await failure(bob.request(m.Join, table_id=table_id, seat=2)) == "game_running"
+        finished = await env.table(ann, seats=3, bots=1, start=True)
+        await ann.request(m.EndGame)
+        assert await failure(bob.request(m.Join, table_id=finished, seat=2)) == "game_running"  # a finished game
+        await ann.request(m.Leave)
+        crib = (await ann.request(m.CreateTable, name="c", settings=m.TableSettings(game="cribbage", seats=3)))
+        await ann.request(m.AddBot)
+        await ann.request(m.Start)
+        assert await failure(bob.request(m.Join, table_id=crib["table_id"])) == "game_running"  # takes nobody new
 
 
 @provokes("join", "table_full")
@@ -525,6 +573,18 @@ async def _(env: Env) -> None:
         assert await failure(ann.act({"kind": "take_stock"})) == "not_your_turn"
 
 
+@provokes("act", "bad_action")
+async def _(env: Env) -> None:
+    async with env.connect("ann") as ann:
+        await env.playing(ann)
+        await ann.wait_for(lambda: ann.view.get("legal"))  # the bot waits for us
+        for action in ({"kind": "fold"}, {"kind": "discard", "card": "1S"}, {"kind": "take_stock", "card": "AS"},
+                       {"kind": "split", "down": ["AS"], "back": []}, {"kind": "cut", "position": "5"},
+                       {"kind": "start_round"}, {"kind": "set_away", "seat": 1, "away": True}):
+            assert await failure(ann.act(action)) == "bad_action", action
+        assert await ann.request(m.Ping) == {}  # not fatal
+
+
 @provokes("act", "illegal_action")
 async def _(env: Env) -> None:
     async with env.connect("ann") as ann:
@@ -603,6 +663,14 @@ async def _busy(env: Env) -> None:
                 other.execute("ROLLBACK")
                 other.close()
             assert await ann.request(m.CreateTable, name="t")
+            other = sqlite3.connect(env.tmp_path / DB_NAME, isolation_level=None)
+            other.execute("BEGIN IMMEDIATE")
+            try:  # a chat line is stored before anyone hears it
+                assert await failure(ann.request(m.Chat, text="hello?")) == "busy"
+            finally:
+                other.execute("ROLLBACK")
+                other.close()
+            assert await ann.request(m.Chat, text="hello?") == {}
     finally:
         await server.close(grace=1.0)
 
@@ -657,7 +725,7 @@ PROTOCOL_ERRORS = [  # (what is sent, code, the error's id)
     (encode_frame(hello()) + encode_frame({"type": "ping", "id": 6, "extra": 1}), "bad_message", 6),
     (encode_frame(hello()) + encode_frame({"type": "ping"}), "bad_message", None),
     (encode_frame(hello()) + encode_frame({"type": "chat", "id": 7, "text": "a" * 1001}), "too_long", 7),
-    (encode_frame(hello(version=2)), "version_mismatch", 1),
+    (encode_frame(hello(version=1)), "version_mismatch", 1),
 ]
 
 
@@ -729,7 +797,10 @@ async def test_every_request_succeeds_with_exactly_the_documented_result_keys(co
 
     async with connect("ann") as ann, connect("bob") as bob, connect("sam") as sam:
         listed = await call(ann, m.ListTables)
-        assert set(listed["defaults"]) == {"ante", "stack"} and isinstance(listed["balance"], int)
+        assert isinstance(listed["balance"], int) and [g["name"] for g in listed["games"]] == list(GAMES)
+        for entry in listed["games"]:
+            assert list(entry) == SPEC.game_entry
+            assert all(list(rule) == SPEC.rule_field for rule in entry["rules"])
         table_id = (await call(ann, m.CreateTable, name="t", settings=m.TableSettings(seats=3)))["table_id"]
         await call(ann, m.AddBot)
         await call(ann, m.RemoveBot, seat=1)
@@ -759,10 +830,10 @@ async def test_history_round_records_have_exactly_the_documented_fields(connect)
         rounds = (await ann.request(m.History, limit=10))["rounds"]
     assert [r["abandoned"] for r in rounds] == [False, True]  # round 1, and round 2 ended by end_game
     for record in rounds:
-        assert set(record) == set(SPEC.round_record)
+        assert set(record) == set(GAME_SPEC.round_record)
         assert isinstance(record["finished_at"], float) and record["finished_at"] > 1e9
         for entry in record["players"]:
-            assert set(entry) == set(SPEC.round_player)
+            assert set(entry) == set(GAME_SPEC.round_player)
         assert (record["tie_breaks"] is None) == record["abandoned"]
 
 
@@ -776,49 +847,62 @@ def entry_keys(notation: str) -> frozenset[str]:
     return frozenset(k.strip() for k in match.group(1).split(","))
 
 
+EVENTS = {**SPEC.events, **GAME_SPEC.events}  # the server's own kinds and the game's
+
+
 def check_event(event: dict[str, Any], seat: int | None) -> None:
-    """One event as ``seat`` (None: a spectator) received it, against PROTOCOL.md 5.6."""
-    always, optional, own = SPEC.events[event["kind"]]
+    """One event as ``seat`` (None: a spectator) received it, against PROTOCOL.md 5.6 and the game's event table."""
+    always, optional, own = EVENTS[event["kind"]]
     mine = seat is not None and event.get("seat") == seat
     assert set(event) - optional == always | (own if mine else set()), (seat, event)
 
 
-def check_view(view: dict[str, Any]) -> None:
-    """One view against PROTOCOL.md 5.3: which fields, and what the text promises of them."""
-    phase, seat = view["phase"], view["seat"]
-    assert set(view) == SPEC.view_keys(phase, seat is not None), (phase, seat, sorted(view))
-    for player in view["players"]:
-        assert set(player) == SPEC.player_keys(phase), (phase, player)
-    assert list(view["settings"]) == (SPEC.settings if phase == "lobby" else SPEC.view_settings_in_game)
-    assert list(view["table"]) == SPEC.view_table
-    for entry in view["legal"]:
-        assert set(entry) == SPEC.legal[entry["kind"]], entry
-    by_seat = {p["seat"]: p for p in view["players"]}
-    if phase in ("lobby", "waiting", "over"):
-        assert view["to_act"] == [] and view["deadline_ms"] is None, view
-    else:
-        on_clock = [s for s in view["to_act"] if not by_seat[s]["bot"] and not by_seat[s]["away"]]
-        assert (view["deadline_ms"] is None) == (not on_clock), (view["to_act"], view["deadline_ms"])
-    if phase == "lobby":
+def check_view(push: m.View) -> None:
+    """One view push against PROTOCOL.md 5.2/5.3 (the table's facts) and the game's document (its view)."""
+    table, game, seat = push.table, push.game, push.table["seat"]
+    assert set(table) == set(SPEC.table), sorted(table)
+    assert list(table["settings"]) == SPEC.settings and list(table["settings"]["rules"]) == list(GAME_SPEC.rules)
+    for member in table["members"]:
+        assert list(member) == SPEC.member, member
+    assert [mb["seat"] for mb in table["members"]] == sorted(mb["seat"] for mb in table["members"])
+    assert (table["chip_history"] is not None) == (table["state"] == "finished")
+    members = {mb["seat"]: mb for mb in table["members"]}
+    if game is None:
+        assert table["state"] == "waiting" and push.decision is None and push.deadline_ms is None
         return
-    for event in view["log"]:
+    assert set(game) == GAME_SPEC.view_keys(seat is not None), (seat, sorted(game))
+    assert game["seat"] == seat and list(game["settings"]) == list(GAME_SPEC.rules)
+    for player in game["players"]:
+        assert list(player) == GAME_SPEC.players, player
+    for entry in game["legal"]:
+        assert set(entry) == GAME_SPEC.legal[entry["kind"]], entry
+    phase = game["phase"]
+    if phase in ("waiting", "over"):
+        assert game["to_act"] == [] and push.deadline_ms is None and push.decision is None, push
+    else:  # the decision id of the game's document: [round, phase, turn, step]
+        round_no, decision_phase, _, step = push.decision
+        assert (round_no, decision_phase, step) == (game["round"], phase, game["step"]), push.decision
+        on_clock = [s for s in game["to_act"] if not members[s]["bot"] and not members[s]["away"]]
+        assert (push.deadline_ms is None) == (not on_clock), (game["to_act"], push.deadline_ms)
+    for event in game["log"]:
         check_event(event, seat)
-    for entry in view["round_discards"]:
-        assert set(entry) == entry_keys(SPEC.view["round_discards"].type)
-    if view["showdown"] is not None:
-        assert list(view["showdown"]) == SPEC.showdown
-        assert all(list(r) == SPEC.reveal_entry for r in view["showdown"]["reveal"])
-    assert (view["standings"] is not None) == (phase == "over")
-    for entry in view["standings"] or ():
-        assert set(entry) == entry_keys(SPEC.view["standings"].type)
+    for entry in game["round_discards"]:
+        assert set(entry) == entry_keys(GAME_SPEC.view["round_discards"].type)
+    if game["showdown"] is not None:
+        assert list(game["showdown"]) == GAME_SPEC.showdown
+        assert all(list(r) == GAME_SPEC.reveal_entry for r in game["showdown"]["reveal"])
+    assert (game["standings"] is not None) == (phase == "over")
+    for entry in game["standings"] or ():
+        assert set(entry) == entry_keys(GAME_SPEC.view["standings"].type)
+    by_seat = {p["seat"]: p for p in game["players"]}
     if seat is None:
-        assert view["split"] is None
+        assert game["split"] is None
     elif not by_seat[seat]["in_round"] and phase not in ("waiting", "over"):
-        assert view["hand"] == [], "no hand in a round you were not dealt into"
-    elif view["round"] == 1 and phase == "cut":
-        assert view["hand"] == [], "no hand before the first deal"
+        assert game["hand"] == [], "no hand in a round you were not dealt into"
+    elif game["round"] == 1 and phase == "cut":
+        assert game["hand"] == [], "no hand before the first deal"
     elif phase in ("waiting", "over") and by_seat[seat]["in_round"]:
-        assert len(view["hand"]) == 7, "the last round's hand is kept between rounds"
+        assert len(game["hand"]) == 7, "the last round's hand is kept between rounds"
 
 
 async def test_every_view_and_event_sent_has_exactly_the_documented_fields(server, connect):
@@ -827,9 +911,10 @@ async def test_every_view_and_event_sent_has_exactly_the_documented_fields(serve
     config = server.lobby.config.table
     config.round_pause, config.turn_timeout = 0.05, 0.5
     async with connect("ann") as ann, connect("bob") as bob, connect("sam") as sam:
-        settings = m.TableSettings(seats=5, turns=7, early_call=True, no_take_back=True, stack=100)
+        settings = m.TableSettings(seats=5, rules={"turns": 7, "early_call": True, "no_take_back": True, "stack": 100})
         table_id = (await ann.request(m.CreateTable, name="all of it", settings=settings))["table_id"]
-        lobby_views = len(ann.all_views)
+        await ann.wait_for(lambda: ann.view_pushes)
+        lobby_views = len(ann.view_pushes)
         await bob.request(m.Join, table_id=table_id)
         await sam.request(m.Watch, table_id=table_id)
         for _ in range(3):
@@ -861,7 +946,7 @@ async def test_every_view_and_event_sent_has_exactly_the_documented_fields(serve
                 await act(ann, baseline_action(view).to_data())
 
         async def bob_decides(view: dict[str, Any]) -> None:
-            me = view["players"][view["seat"]]
+            me = view["players"][view["seat"]]  # the game's player map: "away" is the game's too
             if view["round"] == 1 and view["phase"] == "play" and "away" not in done:
                 done.add("away")
                 await bob.request(m.SitOut, away=True)  # the rest of round 1 is played for him
@@ -885,12 +970,15 @@ async def test_every_view_and_event_sent_has_exactly_the_documented_fields(serve
         await asyncio.wait_for(asyncio.gather(drive(ann, ann_decides, True), drive(bob, bob_decides, False)), 30)
         await sam.wait_for(lambda: sam.view["phase"] == "over")
         await bob.request(m.Leave)
-        await ann.wait_for(lambda: not ann.view["players"][1]["connected"])
-        assert ann.view["players"][1]["bot"] is False  # bob has left the finished table; his entry stays
+        await ann.wait_for(lambda: [mb["seat"] for mb in ann.table["members"]] == [0, 2, 3, 4])
+        assert ann.view["players"][1]["name"] == "bob"  # bob has left the finished table; the game's entry stays
         # Bots call the end early when they may: the stock runs out only without early call.
         await ann.request(m.Leave)
         ann.views.clear()
-        long = await ann.request(m.CreateTable, name="long", settings=m.TableSettings(seats=5, turns=7, stack=100))
+        ann.facts.clear()
+        ann.deadlines.clear()
+        long = await ann.request(m.CreateTable, name="long",
+                                 settings=m.TableSettings(seats=5, rules={"turns": 7, "stack": 100}))
         for _ in range(3):
             await ann.request(m.AddBot)
         await ann.request(m.Start)
@@ -903,17 +991,17 @@ async def test_every_view_and_event_sent_has_exactly_the_documented_fields(serve
             for event in client.events:
                 check_event(event, seat)
                 seen.add(event["kind"])
-            for view in client.all_views:
-                check_view(view)
-        assert seen == set(SPEC.events), f"not provoked: {set(SPEC.events) - seen}"
+            for push in client.view_pushes:
+                check_view(push)
+        assert seen == set(EVENTS), f"not provoked: {set(EVENTS) - seen}"
         assert {"skip", "call", "timeout", "away"} <= done
-        assert len(ann.all_views) > lobby_views and ann.all_views[0]["phase"] == "lobby"
-        phases = {v["phase"] for v in ann.all_views}
-        assert phases == {"lobby", "cut", "play", "showdown", "waiting", "over"}
+        assert len(ann.view_pushes) > lobby_views and ann.view_pushes[0].game is None  # no game yet: nil
+        phases = {v["phase"] for v in ann.all_views if v}
+        assert phases == {"cut", "play", "showdown", "waiting", "over"}
         assert any(v["round"] == 2 and not v["players"][1]["in_round"] and v["phase"] == "play"
-                   for v in bob.all_views if v["phase"] != "lobby"), "bob sat round 2 out"
-        assert any(1 in v["to_act"] and v["legal"] and v["players"][1]["away"] and v["deadline_ms"] is None
-                   for v in bob.all_views if v["phase"] != "lobby"), "an away seat still gets its legal"
+                   for v in bob.all_views if v), "bob sat round 2 out"
+        assert any(1 in p.game["to_act"] and p.game["legal"] and p.game["players"][1]["away"] and p.deadline_ms is None
+                   for p in bob.view_pushes if p.game), "an away seat still gets its legal"
 
 
 async def test_a_player_who_left_a_running_game_is_not_connected_though_online(connect):
@@ -923,8 +1011,8 @@ async def test_a_player_who_left_a_running_game_is_not_connected_though_online(c
         await ann.request(m.AddBot)
         await ann.request(m.Start)
         await bob.request(m.Leave)
-        view = await ann.wait_for(lambda: ann.view["players"][1]["away"] and ann.view)
-        assert (view["players"][1]["connected"], view["players"][1]["bot"]) == (False, False)
+        await ann.wait_for(lambda: ann.member(1)["away"])
+        assert (ann.member(1)["connected"], ann.member(1)["bot"]) == (False, False)
         assert await bob.request(m.Ping) == {}  # still connected, in the lobby
 
 
@@ -1006,5 +1094,31 @@ async def test_coming_back_mid_round_gives_the_rest_of_the_round_back_on_the_clo
         await asyncio.gather(ann.request(m.SitOut, away=True), ann.request(m.SitOut, away=False))  # one write
         back = await ann.wait_for(lambda: ann.view is not view and ann.view["legal"] and ann.view)
         assert back["round"] == view["round"] and not back["players"][0]["away"]
-        assert back["deadline_ms"] is not None  # on the clock, not played for her
+        assert ann.deadline_ms is not None  # on the clock, not played for her
         assert not [e for e in ann.events if e["kind"] == "timeout"]
+
+
+async def test_a_table_of_another_game_is_hosted_and_shown_as_its_document_says(connect):
+    """The server is game-neutral: a Cribbage table is created, started and played through the same messages,
+    its view's ``game`` exactly the fields of docs/games/cribbage.md, its actions parsed by Cribbage."""
+    doc = protocol_spec.load_game("cribbage")
+    async with connect("ann") as ann:
+        created = await ann.request(m.CreateTable, name="crib", settings=m.TableSettings(game="cribbage"))
+        listed = next(t for t in (await ann.request(m.ListTables))["tables"] if t["table_id"] == created["table_id"])
+        assert (listed["title"], listed["seats"], listed["settings"]["rules"]) == \
+            ("Cribbage", GAMES["cribbage"].max_seats, GAMES["cribbage"].settings().to_data())
+        for _ in range(GAMES["cribbage"].min_seats - 1):
+            await ann.request(m.AddBot)
+        await ann.request(m.Start)
+        view = await ann.wait_for(lambda: ann.view.get("legal") and ann.view)
+        push = ann.view_pushes[-1]
+        assert push.table["title"] == "Cribbage" and set(push.game) == set(doc.view), sorted(push.game)
+        for entry in view["legal"]:
+            assert set(entry) == doc.legal[entry["kind"]], entry
+        assert await failure(ann.act({"kind": "take_stock"})) == "bad_action"  # Down and Back's, not Cribbage's
+        entry = view["legal"][0]
+        assert entry["kind"] == "cut"  # the draw for the first deal
+        await ann.act({"kind": "cut", "position": entry["min"]})
+        await ann.wait_for(lambda: ann.view is not view)
+    for event in ann.events:
+        assert set(event) >= {"kind"} and event["kind"] in set(doc.events) | set(SPEC.events), event

@@ -7,7 +7,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from protocol import messages as m
-from protocol.connection import MAY_SEND, TRANSITIONS, Connection, State
+from protocol.connection import MAY_SEND, TRANSITIONS, Connection, State, server_version_in
 from protocol.errors import LocalProtocolError, RemoteProtocolError
 
 from protocol_strategies import for_class
@@ -75,18 +75,21 @@ def test_client_cannot_send_before_hello():
 
 
 def test_version_mismatch_names_both_versions():
-    future = Connection("client", version=2)
-    err = server_receives(future.send(m.Hello(id=4, version=2, name="Zed")))
+    old = Connection("client", version=1)
+    err = server_receives(old.send(m.Hello(id=4, version=1, name="Zed")))
     assert err.code == "version_mismatch"
-    assert err.message == "server speaks protocol 1, client sent 2"
+    assert err.message == "server speaks protocol 2, client sent 1"
     assert err.request_id == 4
+    assert server_version_in(err.message) == 2  # so a client can say which side is older
+    assert server_version_in("server speaks protocol 1, client sent 2") == 1  # as a version 1 server words it
+    assert server_version_in("no versions here") is None
     # And the server can still tell the client before closing.
     server = Connection("server")
-    server.receive_data(m.encode(m.Hello(id=4, version=2, name="Zed")))
+    server.receive_data(m.encode(m.Hello(id=4, version=1, name="Zed")))
     with pytest.raises(RemoteProtocolError) as info:
         server.next_message()
     reply = m.decode(server.send(m.Error.from_exception(info.value)))
-    assert reply == m.Error(id=4, code="version_mismatch", message="server speaks protocol 1, client sent 2")
+    assert reply == m.Error(id=4, code="version_mismatch", message="server speaks protocol 2, client sent 1")
     assert m.decode(server.send(m.Bye(reason="protocol_error", message="bye"))).type == "bye"
     assert server.closed
 
@@ -99,12 +102,12 @@ def test_client_refuses_a_welcome_from_another_version():
     with pytest.raises(RemoteProtocolError) as info:
         client.next_message()
     assert info.value.code == "version_mismatch"
-    assert info.value.message == "client speaks protocol 1, server sent 3"
+    assert info.value.message == "client speaks protocol 2, server sent 3"
 
 
 def test_sending_the_wrong_version_is_a_local_error():
     with pytest.raises(LocalProtocolError) as info:
-        Connection("client").send(m.Hello(id=1, version=2, name="A"))
+        Connection("client").send(m.Hello(id=1, version=1, name="A"))
     assert info.value.code == "version_mismatch"
 
 
@@ -156,7 +159,7 @@ def test_server_may_not_push_before_welcome():
 def test_client_rejects_push_before_welcome():
     client = Connection("client")
     client.send(HELLO)
-    client.receive_data(m.encode(m.View(table_id="t1", view={})))
+    client.receive_data(m.encode(m.View(table_id="t1", table={})))
     with pytest.raises(RemoteProtocolError) as info:
         client.next_message()
     assert info.value.code == "hello_required"
@@ -178,7 +181,7 @@ def test_client_accepts_error_and_bye_before_welcome():
 def test_welcome_must_answer_the_hello():
     client = Connection("client")
     client.send(HELLO)
-    client.receive_data(m.encode(m.Welcome(id=99, version=1, server="s", player_id="p", token="t",
+    client.receive_data(m.encode(m.Welcome(id=99, version=m.PROTOCOL_VERSION, server="s", player_id="p", token="t",
                                            resumed=False)))
     with pytest.raises(RemoteProtocolError) as info:
         client.next_message()
@@ -298,39 +301,41 @@ def test_every_request_is_refused_before_hello(msg):
 
 def test_example_session():
     client, server = pair()
-    deliver(client, server, m.Hello(id=1, version=1, name="Ann", client="dab-client 0.1"))
-    deliver(server, client, m.Welcome(id=1, version=1, server="dab-server 0.1", player_id="p7",
+    deliver(client, server, m.Hello(id=1, version=2, name="Ann", client="dab-client 0.1"))
+    deliver(server, client, m.Welcome(id=1, version=2, server="dab-server 0.1", player_id="p7",
                                       token="q8Zx3vYc", resumed=False))
     deliver(client, server, m.ListTables(id=2))
     deliver(server, client, m.Ok(id=2, result={"tables": []}))
     deliver(client, server, m.CreateTable(id=3, name="Ann's table", settings=m.TableSettings(seats=3)))
     deliver(server, client, m.Ok(id=3, result={"table_id": "t1"}))
     summary = m.TableSummary(
-        table_id="t1", name="Ann's table", host="Ann", seats=3,
+        table_id="t1", name="Ann's table", title="Down and Back", host="Ann", seats=3,
         players=[m.PlayerSummary(seat=0, name="Ann", bot=False, connected=True)],
-        settings=m.TableSettings(seats=3), state="waiting", private=False, spectators=0,
+        settings=m.TableSettings(seats=3, rules={"ante": 10, "stack": 1000}), state="waiting", private=False,
+        spectators=0,
     )
     deliver(server, client, m.Tables(tables=[summary]))
     deliver(client, server, m.AddBot(id=4))
     deliver(server, client, m.Ok(id=4, result={"seat": 1}))
     deliver(client, server, m.Start(id=5))
     deliver(server, client, m.Ok(id=5))
-    view = {
+    table = {"table_id": "t1", "seat": 0, "members": [{"seat": 0, "name": "Ann", "bot": False, "connected": True,
+                                                       "away": False}]}
+    game = {
         "seat": 0, "phase": "play", "round": 1, "dealer": 1, "to_act": [0],
-        "players": [{"seat": 0, "name": "Ann", "stack": 990, "cards": 7, "status": "playing"},
-                    {"seat": 1, "name": "Bot 1", "stack": 990, "cards": 7, "status": "playing"}],
+        "players": [{"seat": 0, "name": "Ann", "stack": 990, "cards": 7},
+                    {"seat": 1, "name": "Bot 1", "stack": 990, "cards": 7}],
         "pot": 20, "stock_count": 37, "discard_pile": ["7D"], "round_discards": [],
         "hand": ["AS", "2S", "3S", "9H", "10H", "KD", "QC"],
-        "legal": [{"kind": "take_stock"}, {"kind": "take_discard"}],
-        "deadline_ms": 30000, "log": [],
+        "legal": [{"kind": "take_stock"}, {"kind": "take_discard"}], "log": [],
     }
-    deliver(server, client, m.View(table_id="t1", view=view))
-    legal = [m.parse_action(a) for a in view["legal"]]
-    assert legal == [m.TakeStock(), m.TakeDiscard()]
-    deliver(client, server, m.Act(id=6, action=legal[0]))
+    view = deliver(server, client, m.View(table_id="t1", table=table, game=game, decision=[1, "play", 0, "draw"],
+                                          deadline_ms=30000))
+    assert view.decision == (1, "play", 0, "draw")
+    deliver(client, server, m.Act(id=6, action=game["legal"][0]))
     deliver(server, client, m.Ok(id=6))
     deliver(server, client, m.Event(table_id="t1", events=[{"kind": "took_stock", "seat": 0}]))
-    deliver(client, server, m.Act(id=7, action=m.Discard(card="9H")))
+    deliver(client, server, m.Act(id=7, action={"kind": "discard", "card": "9H"}))
     deliver(server, client, m.Error(id=7, code="not_your_turn", message="it is seat 1's turn"))
     deliver(client, server, m.Chat(id=8, text="gl"))
     deliver(server, client, m.ChatMessage(table_id="t1", seat=0, name="Ann", text="gl", ts=1_700_000_000_000))

@@ -111,7 +111,7 @@ def test_connections_only_raise_protocol_errors(chunks):
     for role in ("server", "client"):
         conn = Connection(role)  # type: ignore[arg-type]
         if role == "client":
-            conn.send(m.Hello(id=1, version=1, name="fuzz"))
+            conn.send(m.Hello(id=1, version=m.PROTOCOL_VERSION, name="fuzz"))
         for chunk in chunks:
             conn.receive_data(chunk)
             try:

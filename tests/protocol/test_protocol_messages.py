@@ -13,7 +13,7 @@ from protocol import messages as m
 from protocol.errors import LocalProtocolError, ProtocolError, RemoteProtocolError
 from protocol.framing import FrameDecoder, encode_frame
 
-from protocol_strategies import actions, for_class, messages
+from protocol_strategies import for_class, messages
 
 ALL_TYPES = sorted(m.MESSAGE_TYPES)
 
@@ -41,10 +41,11 @@ def test_registry_names_every_required_message():
             assert "id" in cls._fields  # every request carries an id
 
 
-def test_action_kinds():
-    assert set(m.ACTION_KINDS) == {
-        "cut", "take_stock", "take_discard", "discard", "split", "skip", "call_end",
-    }
+def test_the_protocol_declares_no_game():
+    """Actions, rules and cards are the games' (engine.games): the protocol names none of them."""
+    for gone in ("ACTION_KINDS", "Action", "parse_action", "CARD", "Cut", "Discard", "Split"):
+        assert not hasattr(m, gone), gone
+    assert set(m.TableSettings._fields) == {"game", "seats", "rules"}
 
 
 def test_messages_are_frozen():
@@ -77,10 +78,9 @@ def test_round_trip_every_message_type(name, data):
     )
 
 
-@given(actions())
-def test_action_round_trip(action):
-    assert m.parse_action(action.to_wire()) == action
-    assert m.decode(m.encode(m.Act(id=7, action=action))).action == action
+@given(for_class(m.Act))
+def test_an_action_is_an_opaque_map_with_a_kind(act):
+    assert m.decode(m.encode(act)) == act and isinstance(act.action["kind"], str)
 
 
 @given(st.lists(messages(), max_size=5))
@@ -91,25 +91,24 @@ def test_many_messages_in_one_chunk(msgs):
 
 
 def test_to_wire_writes_type_first_and_every_field():
-    wire = m.Hello(id=3, version=1, name="Ann").to_wire()
+    wire = m.Hello(id=3, version=2, name="Ann").to_wire()
     assert list(wire) == ["type", "id", "version", "name", "token", "client"]
-    assert m.Act(id=1, action=m.Split(down=["AS", "2S", "3S", "4S"], back=["5S", "6S", "7S"])).to_wire() == {
-        "type": "act",
-        "id": 1,
-        "action": {"kind": "split", "down": ["AS", "2S", "3S", "4S"], "back": ["5S", "6S", "7S"]},
-    }
+    split = {"kind": "split", "down": ["AS", "2S", "3S", "4S"], "back": ["5S", "6S", "7S"]}
+    assert m.Act(id=1, action=split).to_wire() == {"type": "act", "id": 1, "action": split}
+    view = m.View(table_id="t1", table={"seat": 0})
+    assert view.to_wire() == {"type": "view", "table_id": "t1", "table": {"seat": 0}, "game": None,
+                              "decision": None, "deadline_ms": None}
 
 
 def test_lists_are_stored_as_tuples():
-    split = m.Split(down=["AS", "2S", "3S", "4S"], back=["5S", "6S", "7S"])
-    assert split.down == ("AS", "2S", "3S", "4S")
-    assert m.parse_action({"kind": "split", "down": ["AS", "2S", "3S", "4S"], "back": ["5S", "6S", "7S"]}) == split
+    view = m.from_wire({"type": "view", "table_id": "t1", "table": {}, "decision": [1, "play", 0, "draw"]})
+    assert view.decision == (1, "play", 0, "draw")
 
 
 def test_nested_records_accept_maps_when_built_locally():
-    msg = m.CreateTable(id=1, name="t", settings={"ante": 5})
-    assert msg.settings == m.TableSettings(ante=5)
-    assert msg.settings.stack is None  # left out: the server's default stack
+    msg = m.CreateTable(id=1, name="t", settings={"rules": {"ante": 5}})
+    assert msg.settings == m.TableSettings(game="down-and-back", rules={"ante": 5})
+    assert msg.settings.seats is None  # left out: the most the game seats
 
 
 # ---------------------------------------------------------------------------
@@ -118,7 +117,7 @@ def test_nested_records_accept_maps_when_built_locally():
 
 
 def test_omitted_optional_fields_take_defaults():
-    hello = m.from_wire({"type": "hello", "id": 1, "version": 1, "name": "Ann"})
+    hello = m.from_wire({"type": "hello", "id": 1, "version": 2, "name": "Ann"})
     assert hello.token is None and hello.client is None
     create = m.from_wire({"type": "create_table", "id": 2, "name": "t"})
     assert create.settings == m.TableSettings()
@@ -126,9 +125,11 @@ def test_omitted_optional_fields_take_defaults():
     assert m.from_wire({"type": "history", "id": 3}).limit == 10
     assert m.from_wire({"type": "ok", "id": 4}).result == {}
     assert m.from_wire({"type": "error", "code": "bad_frame", "message": "x"}).id is None
-    assert m.from_wire({"type": "act", "id": 5, "action": {"kind": "cut"}}).action == m.Cut(position=None)
+    assert m.from_wire({"type": "act", "id": 5, "action": {"kind": "cut"}}).action == {"kind": "cut"}
     settings = m.from_wire({"type": "create_table", "id": 2, "name": "t", "settings": {"seats": 3}}).settings
-    assert settings == m.TableSettings(seats=3)
+    assert settings == m.TableSettings(game=m.DEFAULT_GAME, seats=3, rules={})
+    view = m.from_wire({"type": "view", "table_id": "t1", "table": {}})
+    assert (view.game, view.decision, view.deadline_ms) == (None, None, None)
 
 
 def test_explicit_nil_only_where_allowed():
@@ -189,9 +190,7 @@ def test_missing_field():
 def test_extra_field():
     err = reject({**HELLO, "admin": True}, "bad_message", "admin")
     assert "unexpected field 'admin'" in err.message
-    reject({"type": "create_table", "id": 1, "name": "t", "settings": {"ante": 1, "rake": 5}},
-           "bad_message", "settings.rake")
-    reject({"type": "act", "id": 1, "action": {"kind": "take_stock", "card": "AS"}}, "bad_message", "action.card")
+    reject({"type": "create_table", "id": 1, "name": "t", "settings": {"ante": 1}}, "bad_message", "settings.ante")
 
 
 def test_bool_is_not_an_int():
@@ -227,15 +226,15 @@ def test_ranges():
     reject({**HELLO, "id": -1}, "bad_message", "id")
     reject({**HELLO, "id": 2**32}, "bad_message", "id")
     reject({**HELLO, "version": 70000}, "bad_message", "version")
-    reject({"type": "remove_bot", "id": 1, "seat": 5}, "bad_message", "seat")
+    reject({"type": "remove_bot", "id": 1, "seat": m.MAX_SEATS}, "bad_message", "seat")
     reject({"type": "history", "id": 1, "limit": 0}, "bad_message", "limit")
     reject({"type": "history", "id": 1, "limit": 101}, "bad_message", "limit")
-    for settings_map, field in (
-        ({"seats": 1}, "settings.seats"),
-        ({"seats": 6}, "settings.seats"),
-        ({"turns": 8}, "settings.turns"),
-        ({"ante": 0}, "settings.ante"),
-        ({"stack": -5}, "settings.stack"),
+    for settings_map, field in (  # a game's own limits are the game's to check (bad_settings)
+        ({"seats": 0}, "settings.seats"),
+        ({"seats": m.MAX_SEATS + 1}, "settings.seats"),
+        ({"seats": True}, "settings.seats"),
+        ({"rules": []}, "settings.rules"),
+        ({"game": "Down and Back"}, "settings.game"),
     ):
         reject({"type": "create_table", "id": 1, "name": "t", "settings": settings_map}, "bad_message", field)
     # Numbers far outside any range are just out of range.
@@ -259,39 +258,21 @@ def test_formats():
     reject({**HELLO, "token": "not/a token"}, "bad_message", "token")
     reject({"type": "error", "code": "Bad-Code", "message": ""}, "bad_message", "code")
     reject({"type": "bye", "reason": "", "message": ""}, "bad_message", "reason")
-    reject({"type": "tables", "tables": [{
-        "table_id": "t1", "name": "n", "host": None, "seats": 4, "players": [],
-        "settings": {}, "state": "sleeping", "private": False, "spectators": 0,
-    }]}, "bad_message", "tables[0].state")
-
-
-@pytest.mark.parametrize("card", ["AS", "2H", "10D", "JC", "QS", "KH"])
-def test_card_notation_accepted(card):
-    assert m.parse_action({"kind": "discard", "card": card}) == m.Discard(card=card)
-
-
-@pytest.mark.parametrize("card", ["1S", "11H", "TD", "jc", "QX", "K", "", " AS", "AS ", "10", "ASS"])
-def test_card_notation_rejected(card):
-    with pytest.raises(RemoteProtocolError) as info:
-        m.parse_action({"kind": "discard", "card": card})
-    assert info.value.code == "bad_message"
-    assert info.value.field == "action.card"
+    summary = {"table_id": "t1", "name": "n", "title": "Down and Back", "host": None, "seats": 4, "players": [],
+               "settings": {}, "state": "sleeping", "private": False, "spectators": 0}
+    reject({"type": "tables", "tables": [summary]}, "bad_message", "tables[0].state")
+    reject({"type": "view", "table_id": "t1", "table": {}, "decision": [[1]]}, "bad_message", "decision[0]")
 
 
 def test_action_shapes():
-    good_down, good_back = ["AS", "2S", "3S", "4S"], ["5S", "6S", "7S"]
+    """The protocol checks an action's shape and size only; its kinds and fields are the game's."""
     reject({"type": "act", "id": 1, "action": {}}, "bad_message", "action.kind")
     reject({"type": "act", "id": 1, "action": {"kind": 3}}, "bad_message", "action.kind")
-    reject({"type": "act", "id": 1, "action": {"kind": "fold"}}, "bad_message", "action.kind")
-    reject({"type": "act", "id": 1, "action": {"kind": "discard"}}, "bad_message", "action.card")
-    reject({"type": "act", "id": 1, "action": {"kind": "split", "down": good_down[:3], "back": good_back}},
-           "bad_message", "action.down")
-    reject({"type": "act", "id": 1, "action": {"kind": "split", "down": good_down, "back": good_back + ["8S"]}},
-           "bad_message", "action.back")
-    reject({"type": "act", "id": 1, "action": {"kind": "split", "down": good_down[:3] + ["ZZ"], "back": good_back}},
-           "bad_message", "action.down[3]")
-    reject({"type": "act", "id": 1, "action": {"kind": "cut", "position": 53}}, "bad_message", "action.position")
-    reject({"type": "act", "id": 1, "action": {"kind": "cut", "position": "5"}}, "bad_message", "action.position")
+    reject({"type": "act", "id": 1, "action": {"kind": "Fold"}}, "bad_message", "action.kind")
+    reject({"type": "act", "id": 1, "action": [{"kind": "cut"}]}, "bad_message", "action")
+    keys = {f"k{i}": i for i in range(m.MAX_ACTION_KEYS)}
+    reject({"type": "act", "id": 1, "action": {"kind": "x", **keys}}, "too_long", "action")
+    assert m.from_wire({"type": "act", "id": 1, "action": {"kind": "fold", "card": "ZZ"}}).action["kind"] == "fold"
 
 
 def test_list_length_limits():
@@ -301,20 +282,20 @@ def test_list_length_limits():
     reject({"type": "event", "table_id": "t1", "events": [{"seat": 1}]}, "bad_message", "events[0].kind")
     reject({"type": "event", "table_id": "t1", "events": [{"kind": 1}]}, "bad_message", "events[0].kind")
     player = {"seat": 0, "name": "a", "bot": False, "connected": True}
-    table = {"table_id": "t1", "name": "n", "host": "a", "seats": 5, "players": [player] * 6,
+    table = {"table_id": "t1", "name": "n", "title": "", "host": "a", "seats": 5, "players": [player] * 9,
              "settings": {}, "state": "waiting", "private": False, "spectators": 0}
     reject({"type": "tables", "tables": [table]}, "too_long", "tables[0].players")
 
 
 def test_opaque_maps_are_checked_when_called_directly():
     reject({"type": "ok", "id": 1, "result": {1: "x"}}, "bad_message", "result")
-    reject({"type": "view", "table_id": "t", "view": {"x": float("nan")}}, "bad_message", "view")
+    reject({"type": "view", "table_id": "t", "table": {"x": float("nan")}}, "bad_message", "table")
     deep: dict = {}
     node = deep
     for _ in range(20):
         node["x"] = {}
         node = node["x"]
-    reject({"type": "view", "table_id": "t", "view": deep}, "bad_message", "view")
+    reject({"type": "view", "table_id": "t", "table": {}, "game": deep}, "bad_message", "game")
 
 
 def test_request_id_is_recovered_for_the_error_reply():
@@ -344,11 +325,9 @@ def test_building_an_invalid_message_is_a_local_error():
         m.Chat(id=1, text="x" * 1001)
     assert info.value.code == "too_long"
     with pytest.raises(LocalProtocolError):
-        m.Discard(card="1S")
+        m.View(table_id="t", table={}, game={"bad": b"bytes"})
     with pytest.raises(LocalProtocolError):
-        m.View(table_id="t", view={"bad": b"bytes"})
-    with pytest.raises(LocalProtocolError):
-        m.Act(id=1, action={"kind": "fly"})
+        m.Act(id=1, action={"kind": "Fly"})
     with pytest.raises(TypeError):
         m.Ping(1)  # keyword-only
 
@@ -356,7 +335,7 @@ def test_building_an_invalid_message_is_a_local_error():
 def test_encode_rejects_non_messages_and_oversized_messages():
     with pytest.raises(LocalProtocolError):
         m.encode({"type": "ping", "id": 1})  # type: ignore[arg-type]
-    big = m.View(table_id="t", view={"blob": "x" * 70_000})
+    big = m.View(table_id="t", table={"blob": "x" * 70_000})
     with pytest.raises(LocalProtocolError) as info:
         m.encode(big)
     assert info.value.code == "frame_too_large"

@@ -9,6 +9,7 @@ import subprocess
 import sys
 import time
 
+from engine.games import find_game
 from protocol import messages as m
 from scripted import ScriptedClient
 
@@ -20,7 +21,7 @@ def run_cli(*args: str) -> subprocess.CompletedProcess[str]:
 def test_help_and_version():
     shown = run_cli("--help")
     assert shown.returncode == 0
-    for flag in ("--host", "--port", "--ante", "--stack", "--turn-timeout", "--data-dir", "--version"):
+    for flag in ("--host", "--port", "--turn-timeout", "--data-dir", "--version"):
         assert flag in shown.stdout
     version = run_cli("--version")
     assert version.returncode == 0 and version.stdout.startswith("dab-server ")
@@ -29,16 +30,6 @@ def test_help_and_version():
 def test_bad_flag_is_a_usage_error_not_a_traceback():
     result = run_cli("--port", "seven")
     assert result.returncode == 2 and "Traceback" not in result.stderr and "--port" in result.stderr
-
-
-def test_default_ante_and_stack_outside_the_games_limits_are_refused_at_start():
-    """The game's settings are their one owner: a stack below the ante, or an ante above the game's
-    largest, stops the start (before, every table created with the defaults was refused instead)."""
-    for flags, words in ((("--ante", "50", "--stack", "40"), "at least the ante"),
-                         (("--ante", "2000000", "--stack", "3000000"), "ante must be")):
-        result = run_cli(*flags, "--memory", "--port", "0")
-        assert result.returncode == 2 and "Traceback" not in result.stderr, result.stderr
-        assert "--ante/--stack" in result.stderr and words in result.stderr
 
 
 async def start_server(tmp_path) -> tuple[asyncio.subprocess.Process, int]:
@@ -71,23 +62,21 @@ async def test_sigterm_tells_clients_and_exits_within_five_seconds(tmp_path):
             await process.wait()
 
 
-async def test_ante_and_stack_are_the_defaults_of_a_table_created_without_them(tmp_path):
-    from durability_helpers import FAST, ServerProcess
-
-    shown = run_cli("--help")
-    assert " ".join(shown.stdout.split()).count("creator does not choose one") == 2
-    server = ServerProcess(tmp_path, *FAST, "--ante", "25", "--stack", "300")
-    await server.start()
-    try:
-        async with ScriptedClient(server.port, "ann") as ann:
-            assert (await ann.request(m.ListTables))["defaults"] == {"ante": 25, "stack": 300}
-            await ann.request(m.CreateTable, name="plain")  # no settings at all
-            await ann.request(m.AddBot)
-            await ann.request(m.Start)
-            view = await ann.wait_for(lambda: ann.views and ann.view.get("round") and ann.view)
-            assert view["settings"]["ante"] == 25 and view["settings"]["stack"] == 300
-            assert [p["stack"] + p["contributed"] for p in view["players"]] == [300, 300]
-            chosen = await ann.request(m.ListTables)
-            assert [(t["settings"]["ante"], t["settings"]["stack"]) for t in chosen["tables"]] == [(25, 300)]
-    finally:
-        await server.close()
+async def test_a_table_created_without_rules_gets_the_games_defaults_which_list_tables_states(connect):
+    """The game is the one owner of its rules' defaults: no server option (v1's --ante, --stack) overrides them."""
+    assert "--ante" not in run_cli("--help").stdout
+    defaults = find_game("down-and-back").settings().to_data()
+    async with connect("ann") as ann:
+        offered = next(g for g in (await ann.request(m.ListTables))["games"] if g["name"] == "down-and-back")
+        assert {rule["name"]: rule["default"] for rule in offered["rules"]} == defaults
+        assert (offered["name"], offered["min_seats"], offered["max_seats"]) == ("down-and-back", 2, 5)
+        await ann.request(m.CreateTable, name="plain")  # no settings at all
+        await ann.wait_for(lambda: ann.facts)
+        assert ann.table["settings"] == {"game": "down-and-back", "seats": 5, "rules": defaults}
+        await ann.request(m.AddBot)
+        await ann.request(m.Start)
+        view = await ann.wait_for(lambda: ann.view.get("round") and ann.view)
+        assert view["settings"] == defaults
+        assert [p["stack"] + p["contributed"] for p in view["players"]] == [defaults["stack"]] * 2
+        (listed,) = (await ann.request(m.ListTables))["tables"]
+        assert listed["settings"]["rules"] == defaults and listed["title"] == "Down and Back"

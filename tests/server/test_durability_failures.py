@@ -155,7 +155,7 @@ async def played(tmp_path, table_config, net_config) -> Path:
     server = GameServer(lobby, net_config)
     await server.start("127.0.0.1", 0)
     async with ScriptedClient(server.port, "ann") as ann:
-        await ann.request(m.CreateTable, name="t", settings=m.TableSettings(seats=2, stack=100))
+        await ann.request(m.CreateTable, name="t", settings=m.TableSettings(seats=2, rules={"stack": 100}))
         await ann.request(m.AddBot)
         await ann.request(m.Start)
         await asyncio.wait_for(autoplay(ann, 3, host=True), 30)

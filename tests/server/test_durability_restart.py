@@ -29,7 +29,7 @@ async def finished_game(server: ServerProcess, names: list[str]) -> list[Player]
     for player in players:
         await player.connect()
     host = players[0]
-    created = await host.request(m.CreateTable, name="done", settings=m.TableSettings(seats=len(names), stack=100))
+    created = await host.request(m.CreateTable, name="done", settings=m.TableSettings(seats=len(names), rules={"stack": 100}))
     host.table_id, host.seat = created["table_id"], created["seat"]
     for player in players[1:]:
         joined = await player.request(m.Join, table_id=host.table_id)

@@ -20,7 +20,7 @@ from server.store import DB_NAME, Store
 
 async def play_a_game(client: ScriptedClient, name: str) -> str:
     """``client`` hosts a heads-up game against a bot, ends it after round 1 and leaves; returns the table id."""
-    created = await client.request(m.CreateTable, name=name, settings=m.TableSettings(seats=2, stack=100))
+    created = await client.request(m.CreateTable, name=name, settings=m.TableSettings(seats=2, rules={"stack": 100}))
     await client.request(m.AddBot)
     await client.request(m.Start)
     await autoplay(client, until_round=1, host=True)
@@ -77,7 +77,7 @@ async def test_a_history_request_reads_only_what_its_reply_holds(tmp_path, table
     await server.start("127.0.0.1", 0)
     try:
         async with ScriptedClient(server.port, "ann") as ann:
-            created = await ann.request(m.CreateTable, name="busy", settings=m.TableSettings(stack=100_000, ante=1))
+            created = await ann.request(m.CreateTable, name="busy", settings=m.TableSettings(rules={"stack": 100_000, "ante": 1}))
             for _ in range(4):
                 await ann.request(m.AddBot)
             await ann.request(m.Start)

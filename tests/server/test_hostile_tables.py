@@ -25,7 +25,7 @@ from scripted import until
 
 async def bot_game_left_behind(client, name: str = "bots") -> str:
     """The attack: a bot game started and left, its seat held. Returns its table id."""
-    created = await client.request(m.CreateTable, name=name, settings=m.TableSettings(ante=1, stack=1, seats=2))
+    created = await client.request(m.CreateTable, name=name, settings=m.TableSettings(seats=2, rules={"ante": 1, "stack": 1}))
     await client.request(m.AddBot)
     await client.request(m.Start)
     await client.request(m.Leave)
@@ -67,7 +67,7 @@ async def test_a_player_can_leave_only_a_few_running_games_behind(server, connec
         for i in range(MAX_HELD_SEATS):
             await bot_game_left_behind(ann, f"bots {i}")
         with pytest.raises(RequestFailed) as info:
-            await ann.request(m.CreateTable, name="one more", settings=m.TableSettings(ante=1, stack=1))
+            await ann.request(m.CreateTable, name="one more", settings=m.TableSettings(rules={"ante": 1, "stack": 1}))
         assert info.value.code == "too_many_tables"
 
 
@@ -104,10 +104,10 @@ async def test_a_10000_round_game_still_has_a_final_view(server, connect, caplog
         await bob.request(m.Watch, table_id=created["table_id"])
         view = await bob.wait_for(lambda: bob.views.get(created["table_id"]))
         assert view["phase"] == "over" and view["standings"]
-        history = view["chip_history"]
+        history = bob.table["chip_history"]
         assert len(history) == CHIP_HISTORY_ROWS
         assert history[0]["0"] == 1_000_000_000 and history[-1]["0"] == 1_000_000_000 - 10_000
-        assert len(m.encode(m.View(table_id=created["table_id"], view=view))) < MAX_FRAME_SIZE // 2
+        assert len(m.encode(bob.view_pushes[-1])) < MAX_FRAME_SIZE // 2
     assert not [r for r in caplog.records if r.levelno >= logging.ERROR or r.exc_info]
 
 
@@ -117,12 +117,12 @@ async def test_a_fixed_seed_is_announced_loudly_and_shown_at_every_table(server,
     assert any("NOT A FAIR GAME" in r.getMessage() for r in caplog.records)
     async with connect("ann") as ann:
         created = await ann.request(m.CreateTable, name="seeded", settings=m.TableSettings())
-        view = await ann.wait_for(lambda: ann.views.get(created["table_id"]))
-        assert view["table"]["fixed_seed"] is True
+        facts = await ann.wait_for(lambda: ann.facts.get(created["table_id"]))
+        assert facts["fixed_seed"] is True
         server.lobby.config.seed = None
         await ann.request(m.AddBot)
-        await ann.wait_for(lambda: len(ann.view["players"]) == 2)
-        assert ann.view["table"]["fixed_seed"] is False
+        await ann.wait_for(lambda: len(ann.table["members"]) == 2)
+        assert ann.table["fixed_seed"] is False
 
 
 def connect_to(server, name: str, token: str | None = None):
@@ -171,7 +171,7 @@ async def test_players_who_never_played_are_forgotten(durable):  # noqa: F811
     async with connect_to(server, "visitor") as visitor, connect_to(server, "player") as player:
         visitor_id, visitor_token = visitor.link.welcome.player_id, visitor.link.token
         player_id = player.link.welcome.player_id
-        created = await player.request(m.CreateTable, name="once", settings=m.TableSettings(seats=2, stack=10))
+        created = await player.request(m.CreateTable, name="once", settings=m.TableSettings(seats=2, rules={"stack": 10}))
         await player.request(m.AddBot)
         await player.request(m.Start)
         await player.request(m.EndGame)

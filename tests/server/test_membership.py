@@ -88,7 +88,7 @@ async def test_an_away_host_keeps_the_role_and_a_host_who_leaves_hands_it_on(ser
         await ann.request(m.SitOut, away=True)
         assert table.host_id == ann_id
         await ann.link.close()  # dropped: still the host, seat held
-        await bob.wait_for(lambda: not next(p for p in bob.view["players"] if p["seat"] == 0)["connected"])
+        await bob.wait_for(lambda: not bob.member(0)["connected"])
         assert table.host_id == ann_id and await refused(bob, m.EndGame) == "not_host"
         async with connect("ann", ann.link.welcome.token) as back:
             await back.request(m.SitOut, away=False)
@@ -122,7 +122,7 @@ async def test_names_are_unique_among_players_online(server, connect):
         await ann.request(m.Start)
         token = ann.link.welcome.token
         await ann.link.close()
-        await bob.wait_for(lambda: not bob.view["players"][0]["connected"])
+        await bob.wait_for(lambda: not bob.member(0)["connected"])
         assert await name_refused("ANN")  # her seat is held for her
     async with connect("Cy") as cy:
         token = cy.link.welcome.token
@@ -140,7 +140,7 @@ async def test_newcomers_get_the_recent_chat_after_their_view(server, connect):
         await ann.request(m.Chat, text="anyone there?")
         await vic.request(m.Watch, table_id=table_id)
         await vic.wait_for(lambda: vic.chats)
-        assert [c.text for c in vic.chats] == ["anyone there?"] and vic.views[table_id]
+        assert [c.text for c in vic.chats] == ["anyone there?"] and vic.facts[table_id]
         await vic.request(m.Chat, text="just watching")
         await bob.request(m.Join, table_id=table_id)
         await bob.wait_for(lambda: len(bob.chats) == 2)

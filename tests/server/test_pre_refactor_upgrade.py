@@ -30,12 +30,16 @@ from durability_helpers import refused
 FIXTURES = Path(__file__).parent / "fixtures"
 FACTS = json.loads((FIXTURES / "pre_refactor.json").read_text())
 OLD_VERSION = FACTS["checkpoint"]["schema_version"]  # 3
-SERVER_FACTS = ("table", "deadline_ms")  # what the server (not the engine) puts in a view
+SERVER_FACTS = ("table", "deadline_ms", "chip_history")  # what the old server put in the view beside the engine's
+MEMBER_FACTS = ("bot", "connected")  # ... and in each player's entry (protocol v2 sends them as the table's members)
 
 
 def game_view(view: dict[str, Any]) -> dict[str, Any]:
-    """The engine's part of a table view (the seat's hand, stacks, pot, whose turn, what they may do...)."""
-    return {key: value for key, value in view.items() if key not in SERVER_FACTS}
+    """The engine's part of a table view (the seat's hand, stacks, pot, whose turn, what they may do...):
+    all of a version 2 view's ``game``, the same part of the old server's version 1 view."""
+    engine = {key: value for key, value in view.items() if key not in SERVER_FACTS}
+    engine["players"] = [{k: v for k, v in p.items() if k not in MEMBER_FACTS} for p in view["players"]]
+    return engine
 
 
 def copy_fixture(data_dir: Path) -> Path:
@@ -80,7 +84,7 @@ async def test_the_pre_refactor_database_upgrades_and_resumes_its_round(tmp_path
         assert seen["pot"] == FACTS["checkpoint"]["pot"]
         (to_act,) = seen["to_act"]
         acting = next(c for c in (ann, bob) if c.views[mid]["seat"] == to_act)
-        assert acting.views[mid]["legal"] and acting.views[mid]["deadline_ms"] is not None  # on the clock again
+        assert acting.views[mid]["legal"] and acting.deadlines[mid] is not None  # on the clock again
         balances = FACTS["checkpoint"]["balances"]
         assert (await ann.request(m.ListTables))["balance"] == balances["ann"]
         assert (await carol.request(m.ListTables))["balance"] == balances["carol"]
