@@ -78,7 +78,7 @@ def test_play_resize_drop_and_come_back_by_key(server, keys, tmux):
     screen = tmux.wait_for("b", "as bob")
     assert "10,000 chips" in screen and "alice's table" in screen
     tmux.keys("a2", "1", "Enter")  # alice plays on from her first session's decision: the throw
-    tmux.wait_for("a2", "You throw")
+    tmux.wait_for("a2", "You discard")
 
 
 def test_a_session_without_a_terminal_is_told_to_use_ssh_t(server, keys):
