@@ -132,7 +132,7 @@ class Seat:
 
     def _push(self, message: m.Message) -> None:
         if isinstance(message, m.View):
-            self.view = message.view
+            self.view = message.game  # the game's view (nil before the game)
             self.views += 1
             self.changed.set()
 

@@ -140,7 +140,7 @@ class Client:
         body = await self.reader.readexactly(int.from_bytes(await self.reader.readexactly(HEADER_SIZE), "big"))
         frame = msgpack.unpackb(body)
         if frame["type"] == "view":
-            self.view, self.view_at = frame["view"], time.perf_counter()
+            self.view, self.view_at = frame["game"] or {}, time.perf_counter()  # the game's view
         return frame
 
     def send(self, message: dict[str, Any]) -> int:
