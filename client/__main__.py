@@ -75,10 +75,11 @@ def bench_hooks() -> dict[str, Any]:
             app_ref[0].exit()
 
     def on_view(view: dict[str, Any]) -> None:
-        me = view.get("seat")
-        mine = int(me in (view.get("to_act") or []))
-        os.write(fd, f"view {time.perf_counter():.6f} {me} {mine} {view.get('phase')} {view.get('turn')} "
-                     f"{view.get('step')} {view.get('round')}\n".encode())
+        me = view["table"].get("seat")
+        game = view.get("game") or {}
+        mine = int(me in (game.get("to_act") or []))
+        os.write(fd, f"view {time.perf_counter():.6f} {me} {mine} {game.get('phase')} {game.get('turn')} "
+                     f"{game.get('step')} {game.get('round')}\n".encode())
 
     return {"on_table_painted": painted, "on_view": on_view, "_app_ref": app_ref}
 

@@ -41,9 +41,7 @@ from .messages import (
     TablesChanged,
     ViewChanged,
 )
-from .adapter import flat_settings, screens_summary, screens_view
 from .config import ClientConfig
-from .games import DEFAULT_GAME
 from .render import Display, clean_data, plain
 from .screens.lobby import LobbyScreen
 from .screens.table import TableScreen
@@ -65,14 +63,6 @@ def terminal_attached() -> bool:
         return all(stream is not None and stream.isatty() for stream in (sys.__stdin__, sys.__stdout__))
     except ValueError:  # a closed stream
         return False
-
-
-def game_defaults(game: str) -> dict[str, Any]:
-    """``game``'s settings as a table has them when the request left them out (its engine's defaults)."""
-    from engine.games import GAMES
-
-    known = GAMES.get(game)
-    return known.settings({}).to_data() if known is not None else {}
 
 
 def desktop_notification(title: str, body: str, environ: Mapping[str, str]) -> str:
@@ -135,7 +125,6 @@ class DabApp(App[None]):
         self.on_table_painted = on_table_painted
         self.on_view = on_view
         self.requests_sent: list[tuple[type[m.Request], dict[str, Any]]] = []
-        self.table_settings: dict[str, dict[str, Any]] = {}  # table id -> settings, from the lobby
         self._board_warm = False
         self.expect_table = expect_table  # the session is already seated (practice): no lobby first
         self.config = config or ClientConfig()  # not saved unless it came from a file
@@ -255,14 +244,14 @@ class DabApp(App[None]):
         if isinstance(item, Status):
             self.post_message(ConnectionChanged(item.state, plain(item.text), item.attempt))
         elif isinstance(item, m.View):
-            view = screens_view(item.table, item.game, item.deadline_ms)
+            view = {"table": item.table, "game": item.game, "decision": item.decision, "deadline_ms": item.deadline_ms}
             self.post_message(ViewChanged(item.table_id, clean_data(view)))
         elif isinstance(item, m.Event):
             self.post_message(EventsArrived(item.table_id, clean_data(item.events)))
         elif isinstance(item, m.ChatMessage):
             self.post_message(ChatArrived(item.seat, plain(item.name), plain(item.text), item.ts))
         elif isinstance(item, m.Tables):
-            self.post_message(TablesChanged(clean_data([screens_summary(t.to_wire()) for t in item.tables])))
+            self.post_message(TablesChanged(clean_data([t.to_wire() for t in item.tables])))
 
     def on_view_changed(self, message: ViewChanged) -> None:
         if self.table_screen is None or self.table_screen.table_id != message.table_id:
@@ -375,17 +364,10 @@ class DabApp(App[None]):
         if kind is m.Leave:
             self._back_to_lobby()
         elif kind is m.ListTables:
-            self._remember_tables(clean_data([screens_summary(t) for t in result.get("tables", [])]))
+            self._remember_tables(clean_data(result.get("tables", [])))
             balance = result.get("balance")
             if isinstance(balance, int) and not isinstance(balance, bool):
                 self.lobby.balance = balance
-        elif kind is m.CreateTable and "table_id" in result:
-            settings = fields.get("settings")
-            wire = settings.to_wire() if hasattr(settings, "to_wire") else dict(settings or {})
-            chosen = {key: value for key, value in flat_settings(wire).items() if value is not None}  # nil: a default
-            self.table_settings[result["table_id"]] = {**game_defaults(wire.get("game") or DEFAULT_GAME), **chosen}
-            if self.table_screen is not None and self.table_screen.view is not None:
-                self.table_screen.view = self.table_screen.view  # show the settings
 
     def _watch_instead(self, code: str, message: str, fields: dict[str, Any]) -> None:
         """A join the server refused for want of a seat: say why, and watch the table instead.
@@ -401,8 +383,6 @@ class DabApp(App[None]):
     def _remember_tables(self, tables: list[dict[str, Any]]) -> None:
         self.tables = tables
         self.lobby.tables = tables
-        for table in tables:
-            self.table_settings[table["table_id"]] = dict(table.get("settings") or {})
 
     def _rejected(self, kind: type[m.Request], code: str, text: str) -> None:
         if self.table_screen is not None:

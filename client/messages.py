@@ -17,7 +17,7 @@ from textual.message import Message
 
 
 class ViewChanged(Message):
-    """A new complete view of our table."""
+    """A new complete view of our table: ``{table, game, decision, deadline_ms}``, as the `view` push has it."""
 
     def __init__(self, table_id: str, view: dict[str, Any]) -> None:
         super().__init__()

@@ -183,10 +183,6 @@ class Display:
         return lines
 
 
-def seat_names(view: Mapping[str, Any]) -> dict[int, str]:
-    return {p["seat"]: p["name"] for p in view.get("players", [])}
-
-
 def name_part(names: Mapping[int, str], seat: int | None, style: str = "bold") -> Content:
     if seat is None:
         return Content("the table")

@@ -33,6 +33,11 @@ def screen_text(app: Any) -> str:
     return "\n".join("".join(segment.text for segment in strip) for strip in strips)
 
 
+def game_of(app: DabApp) -> dict[str, Any]:
+    """The game's own view in the app's last view push (``{}`` before the table's game starts)."""
+    return (app.view or {}).get("game") or {}
+
+
 def screen_name(app: DabApp) -> str:
     return type(app.screen).__name__
 
@@ -101,9 +106,9 @@ async def start_two_player_game(pilot: Pilot, app: DabApp, bob: Any) -> None:
     await pilot.press("q")
     await wait_for(pilot, lambda: table_ready(app), what="table screen")
     await bob.request(m.Join, table_id=app.table_id)
-    await wait_for(pilot, lambda: len(app.view["players"]) == 2, what="Bob seated")
+    await wait_for(pilot, lambda: len(app.view["table"]["members"]) == 2, what="Bob seated")
     await pilot.press("g")
-    await wait_for(pilot, lambda: app.view["phase"] != "lobby", what="game started")
+    await wait_for(pilot, lambda: app.view["game"] is not None, what="game started")
 
 
 @contextlib.asynccontextmanager
@@ -121,9 +126,9 @@ async def opponent_playing(client: Any) -> AsyncIterator[asyncio.Task[None]]:
 
 
 def view_push(table_id: str, view: dict[str, Any]) -> m.View:
-    """The ``view`` push a server sends for a fixture written as the screens read it (one map: the game's
-    view with ``table``, ``deadline_ms`` and each player's ``bot``/``connected``; ``phase: "lobby"`` before
-    the game), so offline tests feed the app what the wire carries."""
+    """The ``view`` push a server sends for a fixture written as one flat map (the game's view with the
+    table's facts under ``table``, ``deadline_ms`` and each player's ``bot``/``connected``; ``phase: "lobby"``
+    before the game), so offline tests write a view compactly and feed the app what the wire carries."""
     shown = view.get("table", {})
     players = view.get("players", [])
     settings = dict(view.get("settings") or {})

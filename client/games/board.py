@@ -56,44 +56,47 @@ class Board(Vertical):
     def warm_up() -> None:
         """Slow preparation (lookup tables...) the app runs in a thread once the table is painted."""
 
-    def show(self, view: dict[str, Any]) -> None:
-        """Read a new view (``legal`` first) and draw it."""
+    # Each gets the game's own view for us (``game``), ``None`` before the table's game starts.
 
-    def open_screens(self, view: dict[str, Any]) -> None:
+    def show(self, game: dict[str, Any] | None) -> None:
+        """Read a new view of the game (``legal`` first) and draw it."""
+
+    def open_screens(self, game: dict[str, Any] | None) -> None:
         """Open or close the game's decision screens, once the shell has drawn the view too."""
 
-    def info(self, view: Mapping[str, Any], settings: Mapping[str, Any]) -> list[Any]:
+    def names(self, game: Mapping[str, Any] | None) -> dict[int, str]:
+        """The players the game knows by seat (the table's members are added to these)."""
+        return {}
+
+    def to_act(self, game: Mapping[str, Any] | None) -> list[int]:
+        """The seats whose decision the game awaits."""
+        return []
+
+    def choices(self, game: Mapping[str, Any] | None) -> tuple[Any, ...]:
+        """What our seat may choose now, comparable from one view to the next."""
+        return ()
+
+    def info(self, game: Mapping[str, Any] | None, rules: Mapping[str, Any]) -> list[Any]:
         """The top bar's parts about the game (round, pot, house rules), after the table's name."""
         return []
 
-    def seat_states(self, view: Mapping[str, Any], base: dict[int, SeatState]) -> list[SeatState]:
+    def seat_states(self, game: Mapping[str, Any] | None, base: dict[int, SeatState]) -> list[SeatState]:
         """The seat panels, left to right, from the shell's ``base`` (who sits where) and the game."""
         return list(base.values())
 
-    def prompt_for(self, view: Mapping[str, Any], me: int) -> Content:
+    def prompt_for(self, game: Mapping[str, Any] | None, me: int) -> Content:
         """What our seat should do now, once the shell has nothing more pressing to say."""
         return Content("")
 
-    def seed_log(self, view: Mapping[str, Any], log: LineLog) -> None:
-        """Start a fresh log with the view's recent events."""
+    def seed_log(self, game: Mapping[str, Any], log: LineLog) -> None:
+        """Start a fresh log with the game view's recent events."""
 
     def add_events(self, events: list[dict[str, Any]], log: LineLog) -> None:
         """Things that just happened: their log lines, and what they change on the board."""
 
-    def running(self, view: Mapping[str, Any]) -> bool:
-        """Is a game under way (leaving or quitting asks first, the host may end it)?"""
-        return False
-
-    def between_rounds(self, view: Mapping[str, Any]) -> bool:
+    def between_rounds(self, game: Mapping[str, Any] | None) -> bool:
         """A game runs but no round is being played (sitting out then plays nothing for us)."""
         return False
-
-    def over(self, view: Mapping[str, Any]) -> bool:
-        return False
-
-    def decision_key(self, view: Mapping[str, Any]) -> tuple[Any, ...]:
-        """Our pending decision: it changes once the server has played what we sent."""
-        return ()
 
     def focus_default(self) -> None:
         """Give the keyboard to the board's main widget."""

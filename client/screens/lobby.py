@@ -75,9 +75,10 @@ def game_of(settings: dict[str, Any]) -> Any:
 def rules_label(settings: dict[str, Any]) -> str:
     """The choices away from the game's defaults in words ("7 turns, early call"), or "standard rules"."""
     game = game_of(settings)
+    rules = settings.get("rules") or {}
     words = []
     for field in game.setting_fields if game is not None else ():
-        value = settings.get(field.name, field.default)
+        value = rules.get(field.name, field.default)
         if field.choices is None or value == field.default:
             continue
         words.append(field.label.lower() if value is True else f"{value} {field.label.lower()}")
@@ -119,8 +120,9 @@ def stakes_label(settings: dict[str, Any]) -> str:
         return str(n)
 
     game = game_of(settings)
+    rules = settings.get("rules") or {}
     numbers = [f for f in game.setting_fields if f.choices is None] if game is not None else []
-    return "/".join(short(settings.get(f.name) or f.default) for f in numbers) or "-"
+    return "/".join(short(rules.get(f.name) or f.default) for f in numbers) or "-"
 
 
 def stakes_title() -> str:

@@ -30,7 +30,7 @@ from protocol.messages import SERVER_NAME
 from ..games import DEFAULT_GAME, board_class
 from ..games.board import Board
 from ..messages import PlayAction, RequestRejected, SendRequest
-from ..render import Display, render_parts, seat_names
+from ..render import Display, render_parts
 from ..widgets.basics import Countdown, LineLog, TooSmall
 from ..widgets.table import Prompt, SeatPanel, SeatState
 
@@ -76,7 +76,7 @@ class TableScreen(Screen[None]):
         self.names: dict[int, str] = {}
         self.pending = False  # an action is on its way; wait for the next decision
         self.board: Board | None = None
-        self._decision: tuple[Any, ...] | None = None
+        self._decision: tuple[Any, ...] | None = None  # what was awaited when we last acted (see _awaited)
         self._chat_seen: set[tuple[Any, ...]] = set()
         self._log_seeded = False
         self._painted = False
@@ -93,8 +93,36 @@ class TableScreen(Screen[None]):
         """What our seat may do now, by kind (the board reads it from the game's view)."""
         return self.board.legal if self.board is not None else {}
 
-    def game_of(self, view: dict[str, Any] | None) -> str:
-        return self.settings_for(view or {}).get("game") or DEFAULT_GAME
+    # ------------------------------------------------------------ the view push, as the shell reads it
+
+    @property
+    def table(self) -> dict[str, Any]:
+        """The server's facts about the table (members, host, settings, state)."""
+        return (self.view or {}).get("table") or {}
+
+    @property
+    def game(self) -> dict[str, Any] | None:
+        """The game's own view for us, for the board; ``None`` before the game."""
+        return (self.view or {}).get("game")
+
+    @property
+    def deadline_ms(self) -> int | None:
+        """The time left for the decision awaited, when this view was sent (``None``: no clock)."""
+        return (self.view or {}).get("deadline_ms")
+
+    @property
+    def me(self) -> int | None:
+        return self.table.get("seat")
+
+    @property
+    def rules(self) -> dict[str, Any]:
+        """The game's settings for this table (its ``rules``: the ante, the house rules...)."""
+        return (self.table.get("settings") or {}).get("rules") or {}
+
+    @staticmethod
+    def game_of(view: dict[str, Any] | None) -> str:
+        settings = ((view or {}).get("table") or {}).get("settings") or {}
+        return settings.get("game") or DEFAULT_GAME
 
     def describe(self, event: Mapping[str, Any]) -> list[Part] | None:
         """An event in its one wording: the game's (its engine's ``describe``), else the table's own."""
@@ -106,7 +134,7 @@ class TableScreen(Screen[None]):
 
     def styled(self, parts: Sequence[Part], *, after_me: bool = False) -> Content:
         """``parts`` as styled text for us: names, our seat as "You", cards as we show them."""
-        return render_parts(parts, self.names, self.display_options, (self.view or {}).get("seat"), after_me=after_me)
+        return render_parts(parts, self.names, self.display_options, self.me, after_me=after_me)
 
     # ------------------------------------------------------------ layout
 
@@ -155,78 +183,84 @@ class TableScreen(Screen[None]):
     def _apply(self, view: dict[str, Any]) -> None:
         board = self.board
         assert board is not None  # composed before the first view is applied
-        me = view.get("seat")
-        table = view.get("table") or {}
-        self.names = seat_names(view)
-        if not self._log_seeded:
+        table, game = view.get("table") or {}, view.get("game")
+        me = table.get("seat")
+        members = {member["seat"]: member for member in table.get("members", [])}
+        self.names = {**board.names(game), **{seat: member["name"] for seat, member in members.items()}}
+        if not self._log_seeded and game is not None:
             self._log_seeded = True
             log = self.query_one("#log", LineLog)
             if not log.lines:
-                board.seed_log(view, log)
-        if self.pending and board.decision_key(view) != self._decision:
+                board.seed_log(game, log)
+        to_act = board.to_act(game)
+        if self.pending and (self._awaited(view) != self._decision or me not in to_act):
             self.pending = False  # what we sent has been played (or overtaken)
 
         self._update_info(view, table)
-        self._update_seats(view, table, me)
-        board.show(view)
-        mine = me is not None and me in (view.get("to_act") or ()) and not self.away
+        self._update_seats(game, table, me, members)
+        board.show(game)
+        mine = me is not None and me in to_act and not self.away
         if mine and not self._mine:
             alert = getattr(self.app, "alert_turn", None)
             if alert is not None:
                 alert()
         self._mine = mine
-        self._update_clock(view, me)
+        self._update_clock(view.get("deadline_ms"), to_act, me)
         self.update_prompt()
         self._refresh_bindings_if_changed()
-        board.open_screens(view)
+        board.open_screens(game)
         if not self._painted:
             self._painted = True
             callback = getattr(self.app, "table_painted", None)
             if callback is not None:
                 self.call_after_refresh(callback, board.warm_up)
 
-    def settings_for(self, view: dict[str, Any]) -> dict[str, Any]:
-        """The table's settings: in the view once a game runs, else from the lobby list."""
-        if view.get("settings"):
-            return view["settings"]
-        known = getattr(self.app, "table_settings", {})
-        return known.get(self.table_id, {})
+    def _awaited(self, view: dict[str, Any]) -> tuple[Any, ...]:
+        """The decision awaited and what our seat may choose in it: our action has been played once
+        either changes (calling the end keeps the same decision, our draw, without the call)."""
+        assert self.board is not None
+        return (view.get("decision"), self.board.choices(view.get("game")))
 
-    def in_waiting_room(self, view: dict[str, Any]) -> bool:
+    @staticmethod
+    def in_waiting_room(view: dict[str, Any]) -> bool:
         """No game yet: players gather, the host adds bots and starts."""
-        return view.get("phase", "lobby") == "lobby"
+        return view.get("game") is None
 
     def _update_info(self, view: dict[str, Any], table: dict[str, Any]) -> None:
         assert self.board is not None
         parts: list[Content | str | tuple[str, str]] = [(" ", ""), Content.styled(table.get("name") or "Table", "bold")]
         if table.get("fixed_seed"):  # the operator fixed the shuffle: the deals are predictable
             parts.append(("  UNFAIR: seeded", "bold #ff5f5f"))
-        parts += self.board.info(view, self.settings_for(view))
+        parts += self.board.info(view.get("game"), self.rules)
         if table.get("spectators"):
             parts.append((f"  {table['spectators']} watching", "dim"))
-        if view.get("seat") is None and not self.in_waiting_room(view):
+        if table.get("seat") is None and not self.in_waiting_room(view):
             parts.append(("  (watching)", "#ffd75f"))
         self._set_static("#info", Content.assemble(*parts))
 
-    def _update_seats(self, view: dict[str, Any], table: dict[str, Any], me: int | None) -> None:
+    def _update_seats(self, game: dict[str, Any] | None, table: dict[str, Any], me: int | None,
+                      members: dict[int, dict[str, Any]]) -> None:
+        """The seat panels: who sits where (the table's members; in a game also who has left it)."""
         assert self.board is not None
-        players = {p["seat"]: p for p in view.get("players", [])}
-        seats = range(table.get("seats", MAX_SEATS)) if self.in_waiting_room(view) else sorted(players)
+        seats = range((table.get("settings") or {}).get("seats") or MAX_SEATS) if game is None \
+            else sorted(set(members) | set(self.names))
         base: dict[int, SeatState] = {}
         for seat in seats:
-            p = players.get(seat)
-            base[seat] = SeatState(seat=seat) if p is None else SeatState(
-                seat=seat, name=p.get("name", "?"), me=seat == me, host=table.get("host_seat") == seat,
-                bot=bool(p.get("bot")), connected=p.get("connected", True), away=bool(p.get("away")))
-        ordered = self.board.seat_states(view, base)
+            member = members.get(seat)
+            if member is None and seat not in self.names:
+                base[seat] = SeatState(seat=seat)
+                continue
+            member = member or {"name": self.names[seat], "connected": False}  # left the finished game
+            base[seat] = SeatState(seat=seat, name=member.get("name", "?"), me=seat == me,
+                                   host=table.get("host_seat") == seat, bot=bool(member.get("bot")),
+                                   connected=member.get("connected", True), away=bool(member.get("away")))
+        ordered = self.board.seat_states(game, base)
         for i, panel in enumerate(self.query(SeatPanel)):
             panel.state = ordered[i] if i < len(ordered) else None
 
-    def _update_clock(self, view: dict[str, Any], me: int | None) -> None:
+    def _update_clock(self, deadline: int | None, to_act: list[int], me: int | None) -> None:
         assert self.board is not None
         clock = self.query_one(Countdown)
-        to_act = view.get("to_act") or []
-        deadline = view.get("deadline_ms")
         if deadline is None or not to_act:
             clock.set_deadline(None)
             return
@@ -268,12 +302,12 @@ class TableScreen(Screen[None]):
 
     def prompt_for(self, view: dict[str, Any]) -> Content:
         """What to do now: the table's situation first (watching, sitting out, waiting), then the game's."""
-        me = view.get("seat")
         table = view.get("table") or {}
+        me = table.get("seat")
         key = lambda k: Content.styled(k, "bold #ffd75f")  # noqa: E731
         if me is None:
             return Content.styled("You are watching this table.\nl: back to the lobby", "dim")
-        if self.away and not (self.board is not None and self.board.over(view)):
+        if self.away and table.get("state") != "finished":
             return Content.assemble(("You are sitting out:", "bold"), "\nyour seat is played for you.\n",
                                     key("a"), " I'm back")
         if self.in_waiting_room(view):
@@ -285,7 +319,7 @@ class TableScreen(Screen[None]):
             return Content.assemble("Waiting for ", who, "\nto start the game.")
         if self.pending:
             return Content.styled(f"Sending{self.display_options.ellipsis}", "dim")
-        return self.board.prompt_for(view, me) if self.board is not None else Content("")
+        return self.board.prompt_for(view["game"], me) if self.board is not None else Content("")
 
     # ------------------------------------------------------------ events and chat
 
@@ -325,26 +359,23 @@ class TableScreen(Screen[None]):
     @property
     def playing(self) -> bool:
         """Seated at a game that is running: leaving or quitting asks first."""
-        view = self.view or {}
-        return view.get("seat") is not None and self.board is not None and self.board.running(view)
+        return self.me is not None and self.table.get("state") == "playing"
 
     @property
     def away(self) -> bool:
-        view = self.view or {}
-        me = view.get("seat")
-        return any(p.get("seat") == me and p.get("away") for p in view.get("players", ()))
+        me = self.me
+        return any(m.get("seat") == me and m.get("away") for m in self.table.get("members", ()))
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         view = self.view or {}
-        me = view.get("seat")
-        table = view.get("table") or {}
-        host = me is not None and table.get("host_seat") == me
+        table = self.table
+        host = self.me is not None and table.get("host_seat") == self.me
         if action in ("add_bot", "start"):
             return host and self.in_waiting_room(view)
         if action == "remove_bot":
-            return host and self.in_waiting_room(view) and any(p.get("bot") for p in view.get("players", []))
+            return host and self.in_waiting_room(view) and any(m.get("bot") for m in table.get("members", []))
         if action == "end_game":
-            return host and self.board is not None and self.board.running(view)
+            return host and table.get("state") == "playing"
         if action == "sit_out":
             return self.playing and not self.away
         if action == "come_back":
@@ -355,7 +386,7 @@ class TableScreen(Screen[None]):
         """Send a game action for our seat; the board's keys wait until the next decision."""
         assert self.board is not None
         self.pending = True
-        self._decision = self.board.decision_key(self.view or {})
+        self._decision = self._awaited(self.view or {})
         self.post_message(PlayAction(action))
         self.update_prompt()
         self._refresh_bindings_if_changed()
@@ -369,7 +400,7 @@ class TableScreen(Screen[None]):
         self.post_message(SendRequest(m.AddBot))
 
     def action_remove_bot(self) -> None:
-        bots = [p["seat"] for p in (self.view or {}).get("players", []) if p.get("bot")]
+        bots = [m["seat"] for m in self.table.get("members", []) if m.get("bot")]
         if bots:
             self.post_message(SendRequest(m.RemoveBot, {"seat": bots[-1]}))
 
@@ -393,7 +424,7 @@ class TableScreen(Screen[None]):
 
     def action_sit_out(self) -> None:
         request = SendRequest(m.SitOut, {"away": True})
-        if self.board is not None and self.board.between_rounds(self.view or {}):  # nothing is played for us
+        if self.board is not None and self.board.between_rounds(self.game):  # nothing is played for us
             self.post_message(request)
             return
         self._confirm("Sit out? The rest of this round is played for you, and you are not dealt in "

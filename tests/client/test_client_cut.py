@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 
-from tui_helpers import drive, screen_name, screen_text, start_two_player_game, wait_for, opponent_playing
+from tui_helpers import drive, screen_name, screen_text, start_two_player_game, wait_for, opponent_playing, game_of
 
 
 async def test_cut_at_a_chosen_position_then_at_random(make_app, connect):
@@ -11,7 +11,7 @@ async def test_cut_at_a_chosen_position_then_at_random(make_app, connect):
     async with app.run_test(size=(80, 24)) as pilot, connect("Bob") as bob:
         await start_two_player_game(pilot, app, bob)
         async with opponent_playing(bob):
-            me = app.view["seat"]
+            me = app.view["table"]["seat"]
             await drive(pilot, app, lambda: screen_name(app) == "CutScreen", what="Ann's cut", timeout=20)
             text = await wait_for(pilot, lambda: "Cut the deck" in screen_text(app) and screen_text(app))
             assert "Lift 26 of 52 cards (4 to 48)" in text
@@ -26,8 +26,8 @@ async def test_cut_at_a_chosen_position_then_at_random(make_app, connect):
             assert cut["position"] == 15 and not cut["random"]
             await wait_for(pilot, lambda: "You cut at 15" in screen_text(app))
 
-            first_round = app.view["round"]
-            await drive(pilot, app, lambda: screen_name(app) == "CutScreen" and app.view["round"] > first_round,
+            first_round = game_of(app).get("round")
+            await drive(pilot, app, lambda: screen_name(app) == "CutScreen" and game_of(app).get("round") > first_round,
                         what="Ann's next cut", timeout=30)
             await pilot.press("r")
             await bob.wait_for(lambda: [e for e in bob.events if e["kind"] == "cut" and e["seat"] == me][1:])

@@ -24,8 +24,8 @@ async def test_lobby_lists_tables_and_joins_watches_leaves(make_app, connect):
             await wait_for(pilot, lambda: "10,000 chips" in screen_text(app), what="the balance shown")
 
             await pilot.press("enter")  # join the selected table
-            await wait_for(pilot, lambda: table_ready(app) and app.view["seat"] is not None, what="seated")
-            assert [p["name"] for p in app.view["players"]] == ["Carl", "Ann"]
+            await wait_for(pilot, lambda: table_ready(app) and app.view["table"]["seat"] is not None, what="seated")
+            assert [m["name"] for m in app.view["table"]["members"]] == ["Carl", "Ann"]
             assert "Waiting for Carl" in screen_text(app)
             assert "ante 25, stack 500  7 turns, early call" in screen_text(app)
 
@@ -35,7 +35,7 @@ async def test_lobby_lists_tables_and_joins_watches_leaves(make_app, connect):
 
             await pilot.press("w")  # watch it instead
             await wait_for(pilot, lambda: table_ready(app), what="watching")
-            assert app.view["seat"] is None
+            assert app.view["table"]["seat"] is None
             await carl.wait_for(lambda: carl.table["spectators"] == 1)
             assert "You are watching" in screen_text(app)
             await pilot.press("l")
@@ -64,10 +64,10 @@ async def test_create_private_table_with_house_rules_and_join_by_code(make_app, 
         assert all(form.query_one(box, Checkbox).value for box in ("#turns", "#early_call", "#no_take_back"))
         await pilot.press("ctrl+s")
         await wait_for(pilot, lambda: table_ready(ann), what="created")
-        assert ann.table_settings[ann.table_id] == {"ante": 20, "stack": 500, "seats": 3, "turns": 7,
-                                                    "early_call": True, "no_take_back": True}
+        assert ann.view["table"]["settings"]["rules"] == {"ante": 20, "stack": 500, "turns": 7,
+                                                          "early_call": True, "no_take_back": True}
         assert "High rollers" in screen_text(ann) and "7 turns, early call, no take-back" in screen_text(ann)
-        assert ann.view["table"]["private"] and ann.view["table"]["seats"] == 3
+        assert ann.view["table"]["private"] and ann.view["table"]["settings"]["seats"] == 3
         assert ann.view["table"]["name"] == "High rollers"
 
         await wait_for(dave_pilot, lambda: "High rollers" in screen_text(dave), what="listed for Dave")
@@ -75,7 +75,7 @@ async def test_create_private_table_with_house_rules_and_join_by_code(make_app, 
         await wait_for(dave_pilot, lambda: screen_name(dave) == "CodeScreen", what="asked for the code")
         await dave_pilot.press(*"sesame", "enter")
         await wait_for(dave_pilot, lambda: table_ready(dave), what="Dave joined with the code")
-        await wait_for(pilot, lambda: len(ann.view["players"]) == 2)
+        await wait_for(pilot, lambda: len(ann.view["table"]["members"]) == 2)
 
 
 async def test_quick_join_and_host_controls(make_app, connect):
@@ -85,14 +85,14 @@ async def test_quick_join_and_host_controls(make_app, connect):
         async with app.run_test(size=(80, 24)) as pilot:
             await wait_for(pilot, lambda: "Open table" in screen_text(app))
             await pilot.press("q")  # quick join takes the free seat
-            await wait_for(pilot, lambda: table_ready(app) and app.view["seat"] == 1)
+            await wait_for(pilot, lambda: table_ready(app) and app.view["table"]["seat"] == 1)
             await pilot.press("b", "g")  # not the host: nothing happens
             await pilot.pause()
             assert not any(kind in (m.AddBot, m.Start) for kind, _ in app.requests_sent)
             await carl.request(m.AddBot)
             await wait_for(pilot, lambda: "Ada (bot)" in screen_text(app))
             await carl.request(m.Start)
-            await wait_for(pilot, lambda: app.view["phase"] != "lobby")
+            await wait_for(pilot, lambda: app.view["game"] is not None)
 
 
 async def test_ascii_mode_draws_the_lobby_and_a_game_in_ascii_only(make_app, connect):
@@ -105,9 +105,9 @@ async def test_ascii_mode_draws_the_lobby_and_a_game_in_ascii_only(make_app, con
             lobby = screen_text(app)
             assert lobby.isascii(), sorted({c for c in lobby if not c.isascii()})
             await pilot.press("enter")  # join the first table, Carl's
-            await wait_for(pilot, lambda: table_ready(app) and app.view["seat"] is not None, what="seated")
+            await wait_for(pilot, lambda: table_ready(app) and app.view["table"]["seat"] is not None, what="seated")
             await carl.request(m.Start)
-            await wait_for(pilot, lambda: app.view["phase"] != "lobby" and "Ann" in screen_text(app), what="playing")
+            await wait_for(pilot, lambda: app.view["game"] is not None and "Ann" in screen_text(app), what="playing")
             table = screen_text(app)
             assert table.isascii(), sorted({c for c in table if not c.isascii()})
 
@@ -174,10 +174,10 @@ async def test_leaving_a_running_game_then_joining_again_returns_you_to_your_sea
         async with app.run_test(size=(80, 24)) as pilot:
             await wait_for(pilot, lambda: "den" in screen_text(app), what="listed")
             await pilot.press("enter")
-            await wait_for(pilot, lambda: table_ready(app) and app.view["seat"] == 1, what="seated")
+            await wait_for(pilot, lambda: table_ready(app) and app.view["table"]["seat"] == 1, what="seated")
             await carl.request(m.AddBot)
             await carl.request(m.Start)
-            await wait_for(pilot, lambda: app.view["phase"] != "lobby", what="playing")
+            await wait_for(pilot, lambda: app.view["game"] is not None, what="playing")
             await _at_the_table(pilot, app)
             token = app.session.token
             await pilot.press("l")
@@ -186,7 +186,7 @@ async def test_leaving_a_running_game_then_joining_again_returns_you_to_your_sea
             await wait_for(pilot, lambda: screen_name(app) == "LobbyScreen" and "playing" in screen_text(app),
                            what="back in the lobby")
             await pilot.press("enter")  # join the running table: her held seat
-            await wait_for(pilot, lambda: table_ready(app) and app.view["seat"] == 1, what="back in her seat")
+            await wait_for(pilot, lambda: table_ready(app) and app.view["table"]["seat"] == 1, what="back in her seat")
             assert not any(kind is m.Watch for kind, _ in app.requests_sent)
             await _at_the_table(pilot, app)
             await pilot.press("l")
@@ -198,7 +198,7 @@ async def test_leaving_a_running_game_then_joining_again_returns_you_to_your_sea
         async with again.run_test(size=(80, 24)) as pilot:
             await wait_for(pilot, lambda: "den" in screen_text(again), what="listed after a restart")
             await pilot.press("enter")
-            await wait_for(pilot, lambda: table_ready(again) and again.view["seat"] == 1, what="her seat again")
+            await wait_for(pilot, lambda: table_ready(again) and again.view["table"]["seat"] == 1, what="her seat again")
             table = server.lobby.tables[again.table_id]
             assert not table.seats[1].left and table.spectators == set()
 
@@ -216,6 +216,6 @@ async def test_joining_a_started_game_sits_in_or_says_why_and_watches(make_app, 
         async with app.run_test(size=(80, 24)) as pilot:
             await wait_for(pilot, lambda: "playing" in screen_text(app), what="listed")
             await pilot.press("enter")
-            await wait_for(pilot, lambda: table_ready(app) and app.view["seat"] == seat, what="at the table")
+            await wait_for(pilot, lambda: table_ready(app) and app.view["table"]["seat"] == seat, what="at the table")
             assert [kind for kind, _ in app.requests_sent if kind in (m.Join, m.Watch)] == sent
             assert any(said in n.message for n in app._notifications)

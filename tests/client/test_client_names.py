@@ -35,10 +35,10 @@ async def test_nasty_names_and_chat_are_literal_on_other_screens(make_app, conne
         try:
             await wait_for(dave_pilot, lambda: "[b]Bold[/b] [@cl" in screen_text(dave), what="table name in lobby")
             await dave_pilot.press("enter")
-            await wait_for(dave_pilot, lambda: table_ready(dave) and len(dave.view["players"]) == 5)
-            await wait_for(pilot, lambda: len(ann.view["players"]) == 5)
+            await wait_for(dave_pilot, lambda: table_ready(dave) and len(dave.view["table"]["members"]) == 5)
+            await wait_for(pilot, lambda: len(ann.view["table"]["members"]) == 5)
             await clients[1].request(m.Chat, text="[reverse]boo[/] \x1b[2J")
-            cleaned = [p["name"] for p in ann.view["players"]][1:4]
+            cleaned = [m["name"] for m in ann.view["table"]["members"]][1:4]
             assert cleaned[:2] == NASTY[:2] and "\x1b" not in cleaned[2]  # the server drops control characters
             for app, p in ((ann, pilot), (dave, dave_pilot)):
                 await wait_for(p, lambda app=app: "boo" in screen_text(app), what="chat line")

@@ -8,7 +8,7 @@ import pytest
 from engine.cards import parse_cards
 from engine.games.down_and_back.splits import best_split
 from server.table import TableConfig
-from tui_helpers import drive, screen_name, screen_text, start_two_player_game, wait_for, opponent_playing
+from tui_helpers import drive, screen_name, screen_text, start_two_player_game, wait_for, opponent_playing, game_of
 
 from client.games.down_and_back.showdown import ShowdownScreen
 
@@ -24,11 +24,11 @@ async def test_arrange_swap_confirm_reveal_and_game_over(make_app, connect):
     async with app.run_test(size=(80, 24)) as pilot, connect("Bob") as bob:
         await start_two_player_game(pilot, app, bob)
         async with opponent_playing(bob):
-            me = app.view["seat"]
+            me = app.view["table"]["seat"]
             await drive(pilot, app, lambda: screen_name(app) == "ShowdownScreen", what="the showdown", timeout=20)
             screen = app.screen
             assert isinstance(screen, ShowdownScreen)
-            hand = app.view["hand"]
+            hand = game_of(app).get("hand")
             best = best_split(parse_cards(hand))
             recommended = (tuple(map(str, best.down)), tuple(map(str, best.back)))
             await pilot.pause()
@@ -71,7 +71,7 @@ async def test_arrange_swap_confirm_reveal_and_game_over(make_app, connect):
             await pilot.press("y")
             await wait_for(pilot, lambda: screen_name(app) == "GameOverScreen", what="game over")
             text = screen_text(app)
-            standings = app.view["standings"]
+            standings = game_of(app).get("standings")
             assert "Game over" in text and "Brought" in text and "Won/lost" in text
             for row in standings:
                 assert row["name"] in text

@@ -126,9 +126,12 @@ def test_reveal_snapshot(snap_compare, ascii):
 LOBBY_TABLES = [
     {"table_id": "t1", "name": "Friday night", "players": [{"name": n} for n in ("Ann", "Bob", "Cleo", "Bartholomew")],
      "seats": 5, "state": "playing", "private": True,
-     "settings": {"ante": 10, "stack": 1000, "turns": 7, "early_call": True, "no_take_back": True}},
+     "settings": {"game": "down-and-back", "seats": 5,
+                  "rules": {"ante": 10, "stack": 1000, "turns": 7, "early_call": True, "no_take_back": True}}},
     {"table_id": "t2", "name": "[b]Open[/b] table", "players": [{"name": "Zed"}], "seats": 3, "state": "waiting",
-     "private": False, "settings": {"ante": 25, "stack": 50000}},
+     "private": False, "settings": {"game": "down-and-back", "seats": 3,
+                                    "rules": {"ante": 25, "stack": 50000, "turns": 6, "early_call": False,
+                                              "no_take_back": False}}},
 ]
 
 

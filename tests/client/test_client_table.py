@@ -7,7 +7,7 @@ import time
 from typing import Any, Callable
 
 from protocol import messages as m
-from tui_helpers import drive, screen_name, screen_text, table_ready, wait_for, opponent_playing
+from tui_helpers import drive, screen_name, screen_text, table_ready, wait_for, opponent_playing, game_of
 
 from client.render import rank_key
 from client.games.down_and_back.widgets import HandHelper, HandView
@@ -21,7 +21,7 @@ async def _table_with_bob(pilot, app, connect):
     bob = connect("Bob")
     await bob.__aenter__()
     await bob.request(m.Join, table_id=app.table_id)
-    await wait_for(pilot, lambda: len(app.view["players"]) == 2, what="Bob seated")
+    await wait_for(pilot, lambda: len(app.view["table"]["members"]) == 2, what="Bob seated")
     return bob
 
 
@@ -40,7 +40,7 @@ async def test_turn_flow_keys(make_app, connect):
         bob = await _table_with_bob(pilot, app, connect)
         async with opponent_playing(bob):
             await pilot.press("g")  # the host starts the game
-            await wait_for(pilot, lambda: app.view["phase"] != "lobby", what="game started")
+            await wait_for(pilot, lambda: app.view["game"] is not None, what="game started")
             await asyncio.wait_for(_until_my_draw(pilot, app), 10)
             screen = app.table_screen
             text = await wait_for(pilot, lambda: "s Stock" in screen_text(app) and screen_text(app), what="footer")
@@ -65,10 +65,10 @@ async def test_turn_flow_keys(make_app, connect):
             chosen = hand.picked
             await pilot.press("s", "d")  # drawing again is not possible now
             await pilot.press("enter")
-            await wait_for(pilot, lambda: len(app.view["hand"]) == 7 and chosen not in app.view["hand"],
+            await wait_for(pilot, lambda: len(game_of(app).get("hand")) == 7 and chosen not in game_of(app).get("hand"),
                             what="discard applied")
-            me = app.view["seat"]
-            assert {"seat": me, "card": chosen} in app.view["round_discards"]
+            me = app.view["table"]["seat"]
+            assert {"seat": me, "card": chosen} in game_of(app).get("round_discards")
             assert [k for k, _ in app.requests_sent[sent:]] == [m.Act, m.Act]
             await bob.__aexit__(None, None, None)
 
@@ -81,18 +81,18 @@ async def test_table_shows_seats_pile_sort_helper_and_chat(make_app, connect):
             text = screen_text(app)
             assert "You host this table" in text and "Bob" in text and "empty seat" in text
             await pilot.press("b")  # a bot joins
-            await wait_for(pilot, lambda: len(app.view["players"]) == 3, what="bot added")
+            await wait_for(pilot, lambda: len(app.view["table"]["members"]) == 3, what="bot added")
             await pilot.press("x")  # and leaves again
-            await wait_for(pilot, lambda: len(app.view["players"]) == 2, what="bot removed")
+            await wait_for(pilot, lambda: len(app.view["table"]["members"]) == 2, what="bot removed")
             await pilot.press("g")
-            await wait_for(pilot, lambda: app.view["phase"] in ("cut", "play"), what="started")
+            await wait_for(pilot, lambda: game_of(app).get("phase") in ("cut", "play"), what="started")
             if screen_name(app) == "CutScreen" or "cut" in app.table_screen.legal:
                 await wait_for(pilot, lambda: screen_name(app) == "CutScreen")
                 await pilot.press("enter")
             else:
                 await bob.wait_for(lambda: bob.view.get("legal"))
                 await bob.act({"kind": "cut", "position": None})
-            await wait_for(pilot, lambda: app.view["phase"] == "play", what="dealt")
+            await wait_for(pilot, lambda: game_of(app).get("phase") == "play", what="dealt")
             screen = app.table_screen
             text = screen_text(app)
             assert "Ann" in text and "Bob" in text and "Ⓓ" in text
@@ -107,7 +107,7 @@ async def test_table_shows_seats_pile_sort_helper_and_chat(make_app, connect):
             ranks = [rank_key(card) for card in hand.shown]
             assert hand.order == "rank" and ranks == sorted(ranks)
             await pilot.press("r")  # again: back to the order the cards came in
-            assert hand.order == "dealt" and hand.shown == list(app.view["hand"])
+            assert hand.order == "dealt" and hand.shown == list(game_of(app).get("hand"))
 
             helper = screen.query_one(HandHelper)
             assert not helper.display
@@ -165,14 +165,14 @@ async def test_house_rule_keys_skip_call_end_and_no_take_back(make_app, connect)
                           settings=m.TableSettings(rules={"early_call": True, "no_take_back": True}))
         await wait_for(pilot, lambda: "House rules" in screen_text(app), what="listed")
         await pilot.press("q")
-        await wait_for(pilot, lambda: table_ready(app) and len(app.view["players"]) == 2)
+        await wait_for(pilot, lambda: table_ready(app) and len(app.view["table"]["members"]) == 2)
         await bob.request(m.Start)
 
         def my_draw() -> bool:
             return "take_stock" in app.table_screen.legal and app.screen is app.table_screen
 
         async with opponent_playing(bob):
-            me = app.view["seat"]
+            me = app.view["table"]["seat"]
             await drive(pilot, app, my_draw, what="Ann's draw")
             text = await wait_for(pilot, lambda: "k Skip" in screen_text(app) and screen_text(app), what="footer")
             assert "k Skip" in text and "e Call end" in text and "k skip" in text and "e call the end" in text
@@ -181,7 +181,7 @@ async def test_house_rule_keys_skip_call_end_and_no_take_back(make_app, connect)
             await drive(pilot, app, my_draw, what="Ann's draw")
             if "call_end" in app.table_screen.legal:  # Bob's bot may have called already
                 await pilot.press("e")
-                await wait_for(pilot, lambda: app.view["called_by"] == me, what="call end")
+                await wait_for(pilot, lambda: game_of(app).get("called_by") == me, what="call end")
             await pilot.press("d")  # take the top of the pile: it may not be thrown back this turn
             await wait_for(pilot, lambda: "discard" in app.table_screen.legal)
             hand = app.table_screen.query_one(HandView)
@@ -190,7 +190,7 @@ async def test_house_rule_keys_skip_call_end_and_no_take_back(make_app, connect)
             await pilot.press(str(hand.shown.index(taken) + 1))
             assert hand.picked is None  # not offered
             await pilot.press("right", "enter")
-            await wait_for(pilot, lambda: len(app.view["hand"]) == 7 and taken in app.view["hand"])
+            await wait_for(pilot, lambda: len(game_of(app).get("hand")) == 7 and taken in game_of(app).get("hand"))
 
 
 async def back_at_the_table(pilot: Any, app: Any, seen: Callable[[], Any], timeout: float = 20.0) -> Any:
@@ -224,7 +224,7 @@ async def test_sit_out_and_come_back_with_a_visible_key(make_app, connect):
         await start_two_player_game(pilot, app, bob)
         async with opponent_playing(bob):
             screen = app.table_screen
-            await drive(pilot, app, lambda: app.screen is screen and app.view["phase"] == "play",
+            await drive(pilot, app, lambda: app.screen is screen and game_of(app).get("phase") == "play",
                         what="playing at the table")
             await pilot.press("a")  # sit out: asks first, since the round is played for us
             await wait_for(pilot, lambda: screen_name(app) == "ConfirmScreen", what="asked first")

@@ -18,7 +18,7 @@ OTHERS_TURN = {**PLAY_VIEW, "hand": SEVEN, "legal": [], "turn": 1, "step": "draw
 async def feed(pilot, view: dict[str, Any]) -> None:
     app = pilot.app
     app.receive(view_push("t1", copy.deepcopy(view)))
-    await wait_for(pilot, lambda: table_ready(app) and app.table_screen.view["hand"] == view["hand"], what="view")
+    await wait_for(pilot, lambda: table_ready(app) and (app.table_screen.game or {}).get("hand") == view["hand"], what="view")
     await pilot.pause()
 
 
@@ -45,7 +45,7 @@ async def test_a_split_that_timed_out_still_shows_the_showdown():
         app.receive(m.Event(table_id="t1", events=({"kind": "timeout", "seat": 0}, copy.deepcopy(RESULT))))
         waiting = {**SHOWDOWN_VIEW, "phase": "waiting", "legal": [], "to_act": [], "deadline_ms": None}
         app.receive(view_push("t1", copy.deepcopy(waiting)))
-        await wait_for(pilot, lambda: app.table_screen.view["phase"] == "waiting", what="waiting view")
+        await wait_for(pilot, lambda: (app.table_screen.game or {}).get("phase") == "waiting", what="waiting view")
         await pilot.pause()
         assert screen_name(app) == "RevealScreen"
         assert "Round 3 showdown" in screen_text(app)

@@ -14,7 +14,7 @@ from client.session import Session
 from engine.cards import parse_cards
 from engine.games.down_and_back.tables import evaluate3, evaluate4
 from server.table import TableConfig
-from tui_helpers import drive, screen_name, screen_text, table_ready, wait_for
+from tui_helpers import drive, screen_name, screen_text, table_ready, wait_for, game_of
 
 RANK = {r: i for i, r in enumerate(["A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K"], 1)}
 
@@ -61,15 +61,15 @@ async def test_two_people_play_a_round_through_their_screens(server):
         await wait_for(pa, lambda: table_ready(ann))
         await wait_for(pb, lambda: bob.lobby.is_mounted and "Ann's table" in screen_text(bob), what="Bob's lobby")
         await pb.press("enter")  # Bob joins it
-        await wait_for(pa, lambda: len(ann.view["players"]) == 2, what="Bob seated")
+        await wait_for(pa, lambda: len(ann.view["table"]["members"]) == 2, what="Bob seated")
         await pa.press("g")  # Ann starts
 
         hands: dict[int, list[str]] = {}
 
         def remember(app: DabApp) -> None:
-            view = app.view or {}
-            if view.get("phase") in ("play", "showdown") and view.get("seat") is not None:
-                hands[view["seat"]] = list(view["hand"])
+            game, seat = game_of(app), app.view["table"]["seat"]
+            if game.get("phase") in ("play", "showdown") and seat is not None:
+                hands[seat] = list(game["hand"])
 
         ann.on_view = lambda view: remember(ann)
         bob.on_view = lambda view: remember(bob)
@@ -92,12 +92,12 @@ async def test_two_people_play_a_round_through_their_screens(server):
             if winner is None:
                 assert "carries" in text
             else:
-                name = next(p["name"] for p in app.view["players"] if p["seat"] == winner)
-                said = "You win both and take" if winner == app.view["seat"] else f"{name} wins both and takes"
+                name = next(p["name"] for p in game_of(app)["players"] if p["seat"] == winner)
+                said = "You win both and take" if winner == app.view["table"]["seat"] else f"{name} wins both and takes"
                 assert f"{said} the pot of 20" in text
-        await wait_for(pa, lambda: ann.view["phase"] == "waiting", what="the view after the round")
-        stacks = {p["seat"]: p["stack"] for p in ann.view["players"]}
-        assert sum(stacks.values()) + ann.view["pot"] == 2000  # chips are conserved
+        await wait_for(pa, lambda: game_of(ann).get("phase") == "waiting", what="the view after the round")
+        stacks = {p["seat"]: p["stack"] for p in game_of(ann)["players"]}
+        assert sum(stacks.values()) + game_of(ann).get("pot") == 2000  # chips are conserved
         if showdown["winner"] is not None:
             assert stacks[showdown["winner"]] == 1010
 
@@ -109,14 +109,14 @@ async def test_practice_game_reaches_a_finished_round_with_bots():
         app = DabApp(session, server_label="practice", player_name="Newcomer")
         async with app.run_test(size=(80, 24)) as pilot:
             await wait_for(pilot, lambda: table_ready(app), what="the practice table, straight away")
-            names = [p["name"] for p in app.view["players"]]
+            names = [m["name"] for m in app.view["table"]["members"]]
             assert names[0] == "Newcomer" and all(name.endswith("(bot)") for name in names[1:]) and len(names) == 4
             await drive(pilot, app, lambda: app.table_screen.board.last_showdown is not None, timeout=30,
                         what="a finished round")
             showdown = app.table_screen.board.last_showdown
             assert len(showdown["reveal"]) == 4
             await wait_for(pilot, lambda: screen_name(app) == "RevealScreen" and "Round 1 showdown" in screen_text(app))
-            await wait_for(pilot, lambda: app.view["phase"] == "waiting" and app.view["round"] == 1)
+            await wait_for(pilot, lambda: game_of(app).get("phase") == "waiting" and game_of(app).get("round") == 1)
     finally:
         await session.close()
         await server.close(grace=0.5)

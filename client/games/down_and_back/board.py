@@ -1,6 +1,6 @@
 """Down and Back's board: the pile, the round's discards, your hand, the hand helper; your turn's keys.
 
-The table shell gives it each view; it draws the game, opens the decision
+The table shell gives it the game's view for us (``game`` of each view push); it draws the game, opens the decision
 screens (cut, showdown arrangement), the reveal and the game over screen when
 the view asks for them, and words the game's events in the shell's log.
 """
@@ -22,8 +22,6 @@ from ...widgets.table import SeatState
 from ..board import Board
 from .help import RULES
 from .widgets import DiscardHistory, HandHelper, HandView, PilePanel, recommended_throw
-
-RUNNING = ("cut", "play", "showdown", "waiting")
 
 
 class DownAndBackBoard(Board):
@@ -114,10 +112,10 @@ class DownAndBackBoard(Board):
 
     # ------------------------------------------------------------ the view
 
-    def show(self, view: dict[str, Any]) -> None:
-        self.view = view
-        me = view.get("seat")
-        phase = view.get("phase", "lobby")
+    def show(self, game: dict[str, Any] | None) -> None:
+        view = self.view = game or {}
+        me = self.shell.me
+        phase = view.get("phase")
         self.can_focus = me is None  # a spectator's keys (v) work with the board focused
         self.legal = {entry["kind"]: entry for entry in view.get("legal", [])}
         dealt = phase in ("play", "showdown", "waiting", "over") and view.get("round")
@@ -139,9 +137,18 @@ class DownAndBackBoard(Board):
             hand.picking = picking
             hand.picked = self._first_pick(hand, helper, picking) if picking else None
 
-    def open_screens(self, view: dict[str, Any]) -> None:
+    def open_screens(self, game: dict[str, Any] | None) -> None:
         """Open or close the decision screens (cut, split), the reveal and the game over screen."""
-        self._sync_overlays(view, view.get("phase", "lobby"))
+        self._sync_overlays(game or {}, (game or {}).get("phase"))
+
+    def names(self, game: Mapping[str, Any] | None) -> dict[int, str]:
+        return {p["seat"]: p["name"] for p in (game or {}).get("players", [])}
+
+    def to_act(self, game: Mapping[str, Any] | None) -> list[int]:
+        return list((game or {}).get("to_act") or [])
+
+    def choices(self, game: Mapping[str, Any] | None) -> tuple[Any, ...]:
+        return tuple(sorted(entry["kind"] for entry in (game or {}).get("legal", [])))
 
     @staticmethod
     def _first_pick(hand: HandView, helper: HandHelper, picking: frozenset[str]) -> str | None:
@@ -154,9 +161,10 @@ class DownAndBackBoard(Board):
             return recommended_throw(hand.cards, picking)
         return hand.fresh if hand.fresh in picking else None
 
-    def info(self, view: Mapping[str, Any], settings: Mapping[str, Any]) -> list[Any]:
+    def info(self, game: Mapping[str, Any] | None, settings: Mapping[str, Any]) -> list[Any]:
         parts: list[Any] = []
-        if view.get("phase") == "lobby":
+        view = game or {}
+        if game is None:
             if settings.get("ante"):
                 parts.append((f"  ante {settings['ante']}, stack {chips(settings.get('stack', 0))}", "dim"))
         else:
@@ -189,7 +197,11 @@ class DownAndBackBoard(Board):
             return ", last turn"
         return f", turn {min(min(taken) + 1, turns)} of {turns}"
 
-    def seat_states(self, view: Mapping[str, Any], base: dict[int, SeatState]) -> list[SeatState]:
+    def seat_states(self, game: Mapping[str, Any] | None, base: dict[int, SeatState]) -> list[SeatState]:
+        if game is None:  # before the game: the chips each player brings
+            stack = self.shell.rules.get("stack")
+            return [replace(state, stack=stack) if state.name is not None else state for state in base.values()]
+        view = game
         phase = view.get("phase")
         players = {p["seat"]: p for p in view.get("players", [])}
         to_act = set(view.get("to_act") or ())
@@ -201,7 +213,7 @@ class DownAndBackBoard(Board):
                 continue
             shown.append(replace(
                 state, stack=p.get("stack"), cards=p.get("cards", 0),
-                dealer=view.get("dealer") == seat and phase != "lobby",
+                dealer=view.get("dealer") == seat,
                 turn=(phase == "play" and view.get("turn") == seat) or (phase == "cut" and view.get("cutter") == seat),
                 out=bool(p.get("out")), in_round=p.get("in_round", True),
                 decided="split in" if p.get("submitted") else "",
@@ -209,20 +221,11 @@ class DownAndBackBoard(Board):
             ))
         return shown
 
-    def running(self, view: Mapping[str, Any]) -> bool:
-        return view.get("phase") in RUNNING
+    def between_rounds(self, game: Mapping[str, Any] | None) -> bool:
+        return (game or {}).get("phase") == "waiting"
 
-    def between_rounds(self, view: Mapping[str, Any]) -> bool:
-        return view.get("phase") == "waiting"
-
-    def over(self, view: Mapping[str, Any]) -> bool:
-        return view.get("phase") == "over"
-
-    def decision_key(self, view: Mapping[str, Any]) -> tuple[Any, ...]:
-        return (view.get("round"), view.get("phase"), view.get("turn"), view.get("step"),
-                tuple(sorted(entry["kind"] for entry in view.get("legal", []))))
-
-    def prompt_for(self, view: Mapping[str, Any], me: int) -> Content:
+    def prompt_for(self, game: Mapping[str, Any] | None, me: int) -> Content:
+        view = game or {}
         phase = view.get("phase")
         legal = self.legal
         d = self.display_options
@@ -266,7 +269,7 @@ class DownAndBackBoard(Board):
 
     # ------------------------------------------------------------ overlays
 
-    def _sync_overlays(self, view: dict[str, Any], phase: str) -> None:
+    def _sync_overlays(self, view: dict[str, Any], phase: str | None) -> None:
         from .cut import CutScreen
         from .showdown import ShowdownScreen
 
@@ -288,11 +291,11 @@ class DownAndBackBoard(Board):
             self._overlay, self._overlay_kind = screen, want
             self.app.push_screen(screen, callback=self._overlay_done)
         if self._overlay is not None:
-            self._overlay.set_deadline(view.get("deadline_ms"))  # type: ignore[attr-defined]
+            self._overlay.set_deadline(self.shell.deadline_ms)  # type: ignore[attr-defined]
         if phase == "over" and self._over is None:
             from .gameover import GameOverScreen
 
-            self._over = GameOverScreen(view)
+            self._over = GameOverScreen({**view, "chip_history": self.shell.table.get("chip_history")})
             self.app.push_screen(self._over)
 
     def _overlay_done(self, action: dict[str, Any] | None) -> None:
@@ -308,22 +311,22 @@ class DownAndBackBoard(Board):
         if self._overlay is not None:  # a split that timed out: the decision is over, the result stays
             self.close(self._overlay)
             self._overlay = self._overlay_kind = None
-        self._reveal = RevealScreen(showdown, dict(self.shell.names), self.view.get("seat"),
+        self._reveal = RevealScreen(showdown, dict(self.shell.names), self.shell.me,
                                     self._outcome(showdown))
         self.app.push_screen(self._reveal, callback=lambda _: setattr(self, "_reveal", None))
 
     # ------------------------------------------------------------ events
 
-    def seed_log(self, view: Mapping[str, Any], log: LineLog) -> None:
+    def seed_log(self, game: Mapping[str, Any], log: LineLog) -> None:
         """A fresh screen (we joined, came back, or the client restarted): start the log with
         the view's recent events of this round, so coming back does not lose the context."""
-        for event in view.get("log") or ():
+        for event in game.get("log") or ():
             parts = self._parts(event)
             if parts is not None:
                 log.write(self.shell.styled(parts))
 
     def add_events(self, events: list[dict[str, Any]], log: LineLog) -> None:
-        me = self.view.get("seat")
+        me = self.shell.me
         hand = self.query_one(HandView)
         for event in events:
             kind = event.get("kind")
@@ -362,7 +365,7 @@ class DownAndBackBoard(Board):
         if action in ("move", "pick", "throw"):
             return "discard" in self.legal and not self.pending
         if action in ("sort", "helper"):
-            return view.get("seat") is not None and bool(view.get("hand"))
+            return self.shell.me is not None and bool(view.get("hand"))
         if action == "last_showdown":
             return self.last_showdown is not None
         return True
