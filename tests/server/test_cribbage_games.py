@@ -15,41 +15,12 @@ from typing import Any
 
 import pytest
 
-from engine.games.cribbage.bots import baseline_action
+from cribbage_helpers import assert_conserved, games_won, play_cribbage, seat_table
 from protocol import messages as m
-from scripted import ScriptedClient, wait_any
+from scripted import ScriptedClient
 from server.export import history_text
 
 GAME_SECONDS = 20  # a whole game to 121 takes well under a second or two here
-
-
-def games_won(client: ScriptedClient) -> list[dict[str, Any]]:
-    return [e for e in client.events if e["kind"] == "game_won"]
-
-
-async def play_cribbage(clients: list[ScriptedClient], games: int = 1) -> None:
-    """Play the baseline's choice from each client's legal entries until ``games`` games are won (or the table is over)."""
-    def done() -> bool:
-        watcher = clients[0]
-        return len(games_won(watcher)) >= games or (bool(watcher.views) and watcher.view.get("phase") == "over")
-
-    while not done():
-        def ready() -> ScriptedClient | None:
-            return next((c for c in clients if c.views and c.view.get("legal")), None)
-
-        client = await wait_any(clients, lambda: done() or ready())
-        if not isinstance(client, ScriptedClient):
-            return
-        view = client.view
-        await client.act(baseline_action(view).to_data())
-        await client.wait_for(lambda: client.view is not view)
-
-
-def assert_conserved(client: ScriptedClient, brought: int) -> None:
-    """Chips in hand plus chips at risk are what the players brought, in every view shown."""
-    for view in client.all_views:
-        if view:
-            assert sum(s["stack"] + s["staked"] for s in view["seats"]) == brought
 
 
 def expected_multiplier(score: int, target: int) -> int:
@@ -73,18 +44,6 @@ def assert_settled(won: dict[str, Any], sides: list[list[int]], stake: int, held
     assert sum(g["chips"] for g in won["gains"]) == sum(loss["chips"] for loss in won["losses"])
     shares = [g["chips"] for g in won["gains"]]
     assert max(shares) - min(shares) <= 1  # shared equally, odd chips in seat order
-
-
-async def seat_table(clients: list[ScriptedClient], seats: int, bots: int = 0, **rules: Any) -> str:
-    host = clients[0]
-    created = await host.request(m.CreateTable, name="crib",
-                                 settings=m.TableSettings(game="cribbage", seats=seats, rules=rules))
-    for client in clients[1:]:
-        await client.request(m.Join, table_id=created["table_id"])
-    for _ in range(bots):
-        await host.request(m.AddBot)
-    await host.request(m.Start)
-    return created["table_id"]
 
 
 @pytest.mark.parametrize("seats, bots", [(2, 0), (3, 1), (4, 0)], ids=["two", "three-with-a-bot", "partners"])
