@@ -17,7 +17,7 @@ from typing import Any, Callable
 
 import pytest
 
-from cribbage_helpers import assert_conserved, games_won, play_cribbage, play_until, seat_table
+from scripted_cribbage import assert_conserved, games_won, play_cribbage, play_until, seat_table
 from durability_helpers import FAST, ServerProcess, integrity
 from protocol import messages as m
 from scripted import ScriptedClient

@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from cribbage_helpers import assert_conserved, games_won, play_cribbage, seat_table
+from scripted_cribbage import assert_conserved, games_won, play_cribbage, seat_table
 from protocol import messages as m
 from scripted import ScriptedClient
 from server.export import history_text

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
+from client.link import RequestFailed
 from engine.games.cribbage.bots import baseline_action
 from protocol import messages as m
 from scripted import ScriptedClient, wait_any
@@ -13,8 +14,15 @@ def games_won(client: ScriptedClient) -> list[dict[str, Any]]:
     return [e for e in client.events if e["kind"] == "game_won"]
 
 
-async def play_until(clients: list[ScriptedClient], done: Callable[[], Any]) -> None:
-    """Play one decision at a time (whoever is shown a legal entry) until ``done()``."""
+Choice = Callable[[ScriptedClient, dict[str, Any]], dict[str, Any]]
+
+
+def baseline(client: ScriptedClient, view: dict[str, Any]) -> dict[str, Any]:
+    return baseline_action(view).to_data()
+
+
+async def play_until(clients: list[ScriptedClient], done: Callable[[], Any], choose: Choice = baseline) -> None:
+    """Play one decision at a time (whoever is shown a legal entry; ``choose`` picks the action) until ``done()``."""
     while not done():
         def ready() -> ScriptedClient | None:
             return next((c for c in clients if c.views and c.view.get("legal")), None)
@@ -23,7 +31,10 @@ async def play_until(clients: list[ScriptedClient], done: Callable[[], Any]) -> 
         if not isinstance(client, ScriptedClient):
             return
         view = client.view
-        await client.act(baseline_action(view).to_data())
+        try:
+            await client.act(choose(client, view))
+        except RequestFailed as exc:  # a stale view: a deadline or a bot moved first
+            assert exc.code in ("not_your_turn", "illegal_action", "no_game"), exc
         await client.wait_for(lambda: client.view is not view)
 
 
