@@ -17,7 +17,10 @@ if TYPE_CHECKING:
 
 DEFAULT_GAME = "down-and-back"  # what a server that does not name its tables' game plays (protocol v1)
 
-BOARDS: dict[str, str] = {"down-and-back": "client.games.down_and_back.board:DownAndBackBoard"}
+BOARDS: dict[str, str] = {
+    "down-and-back": "client.games.down_and_back.board:DownAndBackBoard",
+    "cribbage": "client.games.cribbage.board:CribbageBoard",
+}
 """Game name -> ``module:class`` of its board."""
 
 

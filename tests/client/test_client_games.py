@@ -93,9 +93,10 @@ async def test_the_new_table_form_offers_a_game_choice_and_asks_the_game_for_its
         assert form.query_one("#name", Input).value == "Pegs"  # what was typed stays
 
 
-async def test_a_single_game_has_no_game_choice():
+async def test_a_single_game_has_no_game_choice(monkeypatch):
     from client.screens.lobby import CreateTableScreen, form_games
 
+    monkeypatch.setattr(games, "BOARDS", {"down-and-back": games.BOARDS["down-and-back"]})
     assert form_games() == ["down-and-back"]
     app = DabApp(frozen_clock=True, player_name="Ann", server_label="test")
     async with app.run_test(size=(80, 24)) as pilot:

@@ -107,15 +107,18 @@ def show_items(hand: Sequence[Card], starter: Card, crib: bool = False) -> list[
     return items
 
 
+def call(item: dict[str, Any]) -> str:
+    """One item of the show as called, with the running count: "fifteen four", "a pair is six"."""
+    if item["name"] == "fifteen":
+        return f"fifteen {number_word(item['total'])}"
+    return f"{item['name']} is {number_word(item['total'])}"
+
+
 def spoken(items: Sequence[dict[str, Any]]) -> str:
     """The show as it is called: "fifteen two, fifteen four, a pair is six, and a run of three is nine"."""
     if not items:
         return "nothing"
-    calls = [
-        f"fifteen {number_word(item['total'])}" if item["name"] == "fifteen"
-        else f"{item['name']} is {number_word(item['total'])}"
-        for item in items
-    ]
+    calls = [call(item) for item in items]
     if len(calls) <= 2:
         return " and ".join(calls)
     return ", ".join(calls[:-1]) + ", and " + calls[-1]

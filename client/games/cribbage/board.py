@@ -1,0 +1,405 @@
+"""Cribbage's board: the pegboard, the play with its count, the starter and the crib, your hand, the helper.
+
+The table shell gives it the game's view for us (``game`` of each view push);
+it draws the game, opens the cut, the show (item by item) and the game's end
+when the view asks for them, and words the game's events in the shell's log.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import Any, Mapping
+
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical
+from textual.content import Content
+from textual.screen import Screen
+
+from ...render import chips
+from ...widgets.basics import LineLog
+from ...widgets.table import SeatState
+from ..board import Board
+from .help import RULES
+from .widgets import CribHand, HandHelper, PegBoard, PlayPanel, Side
+
+PHASE_WORDS = {"draw": "the draw", "cut": "the cut", "discard": "laying away", "starter": "the starter",
+               "play": "the play", "show": "the show", "waiting": "between deals", "over": "over"}
+
+
+class CribbageBoard(Board):
+    RULES = RULES
+    KEY_SCREENS = (
+        ("Cutting the pack", "client.games.down_and_back.cut:CutScreen"),
+        ("The show", "client.games.cribbage.screens:ShowScreen"),
+    )
+    DECIDING_TOGETHER = "Laying away"
+    DEFAULT_CSS = """
+    CribbageBoard #crib-left { width: 59; padding: 0 1; }
+    CribbageBoard #pegboard { height: auto; }
+    CribbageBoard #crib-helper { height: 1fr; border-top: hkey $panel-lighten-2; }
+    CribbageBoard #crib-side { width: 1fr; padding: 0 0 0 1; }
+    CribbageBoard #play { height: auto; border-bottom: hkey $panel-lighten-2; }
+    CribbageBoard #chat { height: 3; }
+    CribbageBoard #hand { width: 46; }
+    """
+
+    # The tooltip is the longer description the help page and the table menu show.
+    BINDINGS = [
+        Binding("left", "move(-1)", "Move", show=False, tooltip="move to a card"),
+        Binding("right", "move(1)", "Move", show=False, tooltip="move to a card"),
+        *[Binding(str(n), f"pick({n})", f"Pick {n}", show=False, tooltip="pick that card (to lay away: again, not)")
+          for n in range(1, 7)],
+        Binding("space", "toggle", "Choose", tooltip="lay away: choose the card under the cursor for the crib, or not"),
+        Binding("enter", "lay_away", "Lay away", key_display="⏎", tooltip="lay the chosen cards away to the crib"),
+        Binding("enter", "play_card", "Play", key_display="⏎", tooltip="play the card picked"),
+        Binding("plus", "claim_more", "+1", key_display="+", tooltip="muggins: claim one point more"),
+        Binding("minus", "claim_less", "-1", key_display="-", tooltip="muggins: claim one point less"),
+        Binding("enter", "claim", "Claim", key_display="⏎", tooltip="muggins: claim the count shown"),
+        Binding("y", "muggins(True)", "Take", tooltip="muggins: take the points the claim missed"),
+        Binding("n", "muggins(False)", "Let go", tooltip="muggins: let the points the claim missed go"),
+        Binding("h", "helper", "Helper", tooltip="hand helper: the expected points of each way to lay away"),
+        Binding("v", "last_show", "Show", tooltip="this deal's show again, item by item"),
+    ]
+
+    def __init__(self, game: str, talk: Any, prompt: Any) -> None:
+        super().__init__(game, talk, prompt)
+        self.view: dict[str, Any] = {}
+        self.claim_points = 0
+        self._cut: Screen[Any] | None = None
+        self._show: Any = None
+        self._shown_result: Any = None
+        self._over: Screen[Any] | None = None
+
+    def compose(self) -> ComposeResult:
+        with Horizontal(id="middle"):
+            with Vertical(id="crib-left"):
+                yield PegBoard(id="pegboard")
+                yield HandHelper(id="crib-helper")
+            with Vertical(id="crib-side"):
+                yield PlayPanel(id="play")
+                yield self.talk
+        with Horizontal(id="bottom"):
+            yield CribHand(id="hand", classes="board-focus")
+            yield self.prompt
+
+    def focus_default(self) -> None:
+        hand = self.query_one(CribHand)
+        if hand.display:
+            hand.focus()
+        else:
+            self.focus()
+
+    @property
+    def pending(self) -> bool:
+        return self.shell.pending
+
+    # ------------------------------------------------------------ the view
+
+    def names(self, game: Mapping[str, Any] | None) -> dict[int, str]:
+        return {s["seat"]: s["name"] for s in (game or {}).get("seats", [])}
+
+    def to_act(self, game: Mapping[str, Any] | None) -> list[int]:
+        return list((game or {}).get("to_act") or [])
+
+    def choices(self, game: Mapping[str, Any] | None) -> tuple[Any, ...]:
+        return tuple(sorted(entry["kind"] for entry in (game or {}).get("legal", [])))
+
+    def side_name(self, side: Mapping[str, Any]) -> str:
+        return " & ".join(self.shell.names.get(s, "?") for s in side.get("seats", ()))
+
+    def show(self, game: dict[str, Any] | None) -> None:
+        view = self.view = game or {}
+        me = self.shell.me
+        self.can_focus = me is None
+        legal = self.legal = {entry["kind"]: entry for entry in view.get("legal", [])}
+        phase = view.get("phase")
+        self.query_one(PegBoard).show(
+            [Side(self.side_name(side), side.get("score", 0), side.get("back", 0), me in side.get("seats", ()))
+             for side in view.get("sides", [])], view.get("target", 121))
+        crib = view.get("crib") or {}
+        owner = crib.get("owner")
+        owner_name = None if owner is None or not view.get("round") else (
+            "Your" if owner == me else f"{self.shell.names.get(owner, '?')}'s")
+        went = ("go: " + ", ".join(self.shell.names.get(s, "?") for s in view.get("said_go") or ())
+                if view.get("said_go") else "")
+        self.query_one(PlayPanel).show(view.get("count") if phase == "play" else None,
+                                       [entry["card"] for entry in view.get("series") or ()],
+                                       view.get("starter"), owner_name, crib.get("cards", 0), went)
+        hand = self.query_one(CribHand)
+        hand.display = me is not None
+        hand.cards = tuple(view.get("hand") or self._counted_hand(view, me))
+        allowed = frozenset(legal["discard"]["cards"]) if "discard" in legal else (
+            frozenset(legal["play"]["cards"]) if "play" in legal else frozenset())
+        if allowed != hand.allowed:
+            hand.allowed = allowed
+            hand.chosen = frozenset()
+            hand.cursor = next((c for c in hand.shown if c in allowed), None)
+        if "discard" in legal:
+            self.query_one(HandHelper).show(view.get("hand") or (), self._own_crib(view))
+        else:
+            self.query_one(HandHelper).show((), False)
+        if "claim" not in legal:
+            self.claim_points = 0
+
+    @staticmethod
+    def _counted_hand(view: Mapping[str, Any], me: int | None) -> list[str]:
+        """Once our cards are all played: our hand as the show counted it (the play has taken them)."""
+        return next((counted["cards"] for counted in view.get("show") or ()
+                     if counted.get("seat") == me and counted.get("what") == "hand"), [])
+
+    @staticmethod
+    def _own_crib(view: Mapping[str, Any]) -> bool:
+        me = view.get("seat")
+        dealer = view.get("dealer")
+        return any(me in side["seats"] and dealer in side["seats"] for side in view.get("sides", []))
+
+    def info(self, game: Mapping[str, Any] | None, rules: Mapping[str, Any]) -> list[Any]:
+        parts: list[Any] = [(f"  to {rules.get('target', 121)}, stake {chips(rules.get('stake', 100))}", "dim")]
+        house = [name for name in ("skunks", "muggins") if rules.get(name)]
+        if house:
+            parts.append((", " + ", ".join(house), "dim italic"))
+        if game is not None and game.get("round"):
+            parts.append(f"  Game {game.get('game', 1)} deal {game.get('deal', 1)}")
+            parts.append((f": {PHASE_WORDS.get(game.get('phase', ''), '')}", "dim"))
+        return parts
+
+    def seat_states(self, game: Mapping[str, Any] | None, base: dict[int, SeatState]) -> list[SeatState]:
+        if game is None:
+            return list(base.values())
+        seats = {s["seat"]: s for s in game.get("seats", [])}
+        held = game.get("cards_held") or {}
+        to_act = set(game.get("to_act") or ())
+        phase = game.get("phase")
+        shown = []
+        for seat, state in base.items():
+            s = seats.get(seat)
+            if s is None:
+                shown.append(state)
+                continue
+            shown.append(replace(
+                state, stack=s.get("stack", 0) + s.get("staked", 0), cards=held.get(str(seat), 0),
+                dealer=game.get("dealer") == seat,
+                turn=(phase == "play" and game.get("turn") == seat) or game.get("cutter") == seat,
+                decided="laid away" if phase == "discard" and seat not in to_act else "",
+                deciding="laying away" if phase == "discard" and seat in to_act else "",
+            ))
+        return shown
+
+    def between_rounds(self, game: Mapping[str, Any] | None) -> bool:
+        return (game or {}).get("phase") == "waiting"
+
+    def prompt_for(self, game: Mapping[str, Any] | None, me: int) -> Content:
+        view = game or {}
+        phase = view.get("phase")
+        legal = self.legal
+        d = self.display_options
+        name = lambda seat: Content.styled(self.shell.names.get(seat, "?"), "bold")  # noqa: E731
+        key = lambda k: Content.styled(k, "bold #ffd75f")  # noqa: E731
+        if "cut" in legal:
+            return Content.styled("Cut the pack.", "bold")
+        if "discard" in legal:
+            count = legal["discard"]["count"]
+            chosen = len(self.query_one(CribHand).chosen)
+            whose = "your" if view.get("dealer") == me else f"{self.shell.names.get(view.get('dealer'), '?')}'s"
+            return Content.assemble((f"Lay away {count} to {whose} crib", "bold"), f" ({chosen} chosen):\n",
+                                    key("1-6"), " or ", key(d.arrows), "+", key("space"), ", then ", key(d.enter),
+                                    "\n", key("h"), " helper")
+        if "play" in legal:
+            return Content.assemble((f"Your turn, count {view.get('count', 0)}.", "bold"), "\nPlay: ", key("1-6"),
+                                    " or ", key(d.arrows), " then ", key(d.enter))
+        if "claim" in legal:
+            counting = view.get("counting") or {}
+            return Content.assemble((f"Claim your {counting.get('what', 'hand')}: ", "bold"),
+                                    (str(self.claim_points), "bold #ffd75f"), "\n", key("+"), "/", key("-"),
+                                    " then ", key(d.enter))
+        if "muggins" in legal:
+            return Content.assemble(("The claim fell short.", "bold"), "\n", key("y"), " take the points\n",
+                                    key("n"), " let them go")
+        if phase in ("draw", "cut", "starter") and view.get("cutter") is not None:
+            return Content.assemble(name(view["cutter"]), " is cutting.")
+        if phase == "discard":
+            return Content.assemble("Waiting for ", Content(", ".join(self.shell.names.get(s, "?")
+                                                                      for s in view.get("to_act") or ())),
+                                    "\nto lay away.")
+        if phase == "play":
+            return Content.assemble(name(view.get("turn")), f" to play, count {view.get('count', 0)}.")
+        if phase == "show":
+            return Content.styled("The show: counting.", "dim")
+        if phase == "waiting":
+            lines: list[Any] = [Content.styled("The next deal starts soon.", "dim")]
+            if view.get("result"):
+                from .screens import result_rows
+
+                lines = result_rows(view["result"], view.get("sides") or [], self.shell.names)[:1] + lines
+            if view.get("show"):
+                lines += [Content.assemble(key("v"), (" the show again", "dim"))]
+            return Content("\n").join(lines)
+        if phase == "over":
+            return Content.styled("The game is over.", "bold")
+        return Content("")
+
+    # ------------------------------------------------------------ overlays
+
+    def open_screens(self, game: dict[str, Any] | None) -> None:
+        """Open or close the cut, keep the show up to date, open the game's end and the table's game over."""
+        from ..down_and_back.cut import CutScreen
+
+        view = game or {}
+        if self._cut is not None and ("cut" not in self.legal or self.pending):
+            self.close(self._cut)
+            self._cut = None
+        if self.legal and self._show is not None:  # our next decision: the show is over
+            self.close(self._show)
+            self._show = None
+        if "cut" in self.legal and self._cut is None and not self.pending:
+            cut = self.legal["cut"]
+            self._cut = CutScreen(cut["min"], cut["max"])
+            self.app.push_screen(self._cut, callback=self._cut_done)
+        if self._cut is not None:
+            self._cut.set_deadline(self.shell.deadline_ms)  # type: ignore[attr-defined]
+        if self._show is not None:
+            self._show.update(view.get("show") or [], self._result_rows(view))
+        if view.get("phase") == "over" and self._over is None:
+            from .screens import CribbageOverScreen
+
+            if self._show is not None:
+                self.close(self._show)
+                self._show = None
+            self._over = CribbageOverScreen({**view, "chip_history": self.shell.table.get("chip_history")},
+                                            self.shell.names)
+            self.app.push_screen(self._over)
+        elif view.get("result") and view.get("result") != self._shown_result and view.get("phase") == "waiting":
+            self._shown_result = view["result"]
+            self.open_show()
+
+    def _result_rows(self, view: Mapping[str, Any]) -> list[Content]:
+        from .screens import result_rows
+
+        return result_rows(view["result"], view.get("sides") or [], self.shell.names) if view.get("result") else []
+
+    def _cut_done(self, action: dict[str, Any] | None) -> None:
+        self._cut = None
+        if action is not None:
+            self.shell.play(action)
+
+    def open_show(self) -> None:
+        """The show of this deal (and the game's end, if it ended), item by item."""
+        from .screens import ShowScreen
+
+        if self._show is not None and self._show in self.app.screen_stack:
+            self._show.update(self.view.get("show") or [], self._result_rows(self.view))
+            return
+        if self.app.screen is not self.screen:
+            return  # a decision screen is up: the show waits for v
+        self._show = ShowScreen(self.view.get("show") or [], self.shell.names, self._result_rows(self.view))
+        self.app.push_screen(self._show, callback=lambda _: setattr(self, "_show", None))
+
+    # ------------------------------------------------------------ events
+
+    def seed_log(self, game: Mapping[str, Any], log: LineLog) -> None:
+        for event in game.get("log") or ():
+            self._write(event, log)
+
+    def _write(self, event: Mapping[str, Any], log: LineLog) -> None:
+        if event.get("kind") == "deal" and not event.get("hand"):
+            return  # another seat's deal: its cards are hidden from us
+        parts = self.shell.describe(event)
+        if parts is not None:
+            log.write(self.shell.styled(parts))
+
+    def add_events(self, events: list[dict[str, Any]], log: LineLog) -> None:
+        counted = False
+        for event in events:
+            self._write(event, log)
+            counted = counted or event.get("kind") in ("show", "claim", "muggins")
+        if counted:
+            self.call_after_refresh(self.open_show)
+
+    # ------------------------------------------------------------ keys
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        legal, pending = self.legal, self.pending
+        if action in ("move", "pick"):
+            return ("discard" in legal or "play" in legal) and not pending
+        if action in ("toggle", "lay_away"):
+            return "discard" in legal and not pending
+        if action == "play_card":
+            return "play" in legal and not pending
+        if action in ("claim_more", "claim_less", "claim"):
+            return "claim" in legal and not pending
+        if action == "muggins":
+            return "muggins" in legal and not pending
+        if action == "helper":
+            return "discard" in legal
+        if action == "last_show":
+            return bool(self.view.get("show"))
+        return True
+
+    def action_move(self, step: int) -> None:
+        hand = self.query_one(CribHand)
+        choices = [c for c in hand.shown if c in hand.allowed]
+        if not choices:
+            return
+        if hand.cursor not in choices:
+            hand.cursor = choices[0 if step > 0 else -1]
+            return
+        hand.cursor = choices[(choices.index(hand.cursor) + step) % len(choices)]
+
+    def action_pick(self, number: int) -> None:
+        hand = self.query_one(CribHand)
+        shown = hand.shown
+        if not 1 <= number <= len(shown) or shown[number - 1] not in hand.allowed:
+            return
+        hand.cursor = shown[number - 1]
+        if "discard" in self.legal:
+            self.action_toggle()
+
+    def action_toggle(self) -> None:
+        hand = self.query_one(CribHand)
+        if hand.cursor is None or hand.cursor not in hand.allowed:
+            return
+        count = self.legal["discard"]["count"]
+        if hand.cursor in hand.chosen:
+            hand.chosen = hand.chosen - {hand.cursor}
+        elif len(hand.chosen) < count:
+            hand.chosen = hand.chosen | {hand.cursor}
+        else:
+            self.notify(f"You lay away {count}: press space on a chosen card to put it back first.",
+                        severity="warning", timeout=3)
+        self.shell.update_prompt()
+
+    def action_lay_away(self) -> None:
+        hand = self.query_one(CribHand)
+        count = self.legal["discard"]["count"]
+        if len(hand.chosen) != count:
+            self.notify(f"Choose {count} card{'s' if count > 1 else ''} for the crib first (space or 1-6).",
+                        severity="warning", timeout=3)
+            return
+        self.shell.play({"kind": "discard", "cards": [c for c in hand.shown if c in hand.chosen]})
+
+    def action_play_card(self) -> None:
+        hand = self.query_one(CribHand)
+        if hand.cursor in hand.allowed:
+            self.shell.play({"kind": "play", "card": hand.cursor})
+
+    def action_claim_more(self) -> None:
+        self.claim_points = min(self.legal["claim"]["max"], self.claim_points + 1)
+        self.shell.update_prompt()
+
+    def action_claim_less(self) -> None:
+        self.claim_points = max(self.legal["claim"]["min"], self.claim_points - 1)
+        self.shell.update_prompt()
+
+    def action_claim(self) -> None:
+        self.shell.play({"kind": "claim", "points": self.claim_points})
+
+    def action_muggins(self, take: bool) -> None:
+        self.shell.play({"kind": "muggins", "take": take})
+
+    def action_helper(self) -> None:
+        helper = self.query_one(HandHelper)
+        helper.display = not helper.display
+
+    def action_last_show(self) -> None:
+        self.open_show()

@@ -1,0 +1,90 @@
+"""Cribbage's overlays: the show item by item, a game's end (with its skunks), the table's game over."""
+
+from __future__ import annotations
+
+from typing import Any, Mapping
+
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import VerticalScroll
+from textual.content import Content
+from textual.screen import ModalScreen
+from textual.widgets import Footer, Static
+
+from ...render import Display, chips
+from ...widgets.basics import TooSmall, display_of
+from ..down_and_back.gameover import GameOverScreen, standings_content
+from .widgets import show_rows
+
+SKUNKS = {2: "skunked: pays double", 3: "double skunked: pays triple"}
+
+
+def result_rows(result: Mapping[str, Any], sides: list[dict[str, Any]], names: Mapping[int, str]) -> list[Content]:
+    """A game's end: who won, the scores by side, what each loser paid (and whether skunked)."""
+    side_names = [" & ".join(names.get(s, "?") for s in side.get("seats", ())) for side in sides]
+    winners = " & ".join(names.get(s, "?") for s in result.get("winners", ()))
+    scores = result.get("scores") or []
+    rows = [Content.styled(f"{winners} won game {result.get('game', '?')}", "bold #ffd75f")]
+    rows.append(Content.styled(", ".join(f"{name} {score}" for name, score in zip(side_names, scores)), "bold"))
+    for loss in result.get("losses") or ():
+        multiplier = loss.get("multiplier", 1)
+        skunk = SKUNKS.get(multiplier)
+        rows.append(Content.assemble(Content.styled(names.get(loss.get("seat"), "?"), "bold"),
+                                     f" pays {chips(loss.get('chips', 0))}",
+                                     (f"  {skunk.upper()}" if skunk else "", "bold #ff5f5f")))
+    for gain in result.get("gains") or ():
+        rows.append(Content.assemble(Content.styled(names.get(gain.get("seat"), "?"), "bold"),
+                                     (f" takes {chips(gain.get('chips', 0))}", "#87d787")))
+    return rows
+
+
+class ShowScreen(ModalScreen[None]):
+    """The show of this deal, each count item by item as it is called at the table."""
+
+    BINDINGS = [Binding("enter", "close", "Close", key_display="⏎", tooltip="close the show"),
+                Binding("escape", "close", "Close", show=False, tooltip="close the show"),
+                Binding("space", "close", "Close", show=False, tooltip="close the show")]
+
+    def __init__(self, show: list[dict[str, Any]], names: Mapping[int, str], result: list[Content]) -> None:
+        super().__init__()
+        self.counted = [dict(counted) for counted in show]
+        self.names = dict(names)
+        self.result = result
+
+    def compose(self) -> ComposeResult:
+        yield TooSmall()
+        with VerticalScroll(classes="dialog", id="show"):
+            yield Static(id="show-body", markup=False)
+        yield Footer(compact=True)
+
+    def on_mount(self) -> None:
+        self.update(self.counted, self.result)
+
+    def update(self, show: list[dict[str, Any]], result: list[Content]) -> None:
+        """Counts come one event at a time; the screen grows as they do."""
+        self.counted, self.result = [dict(counted) for counted in show], result
+        rows = [Content.styled("The show", "bold"), *show_rows(self.counted, self.names, display_of(self))]
+        if result:
+            rows += [Content(""), *result]
+        self.query_one("#show-body", Static).update(Content("\n").join(rows))
+
+    def action_close(self) -> None:
+        self.dismiss(None)
+
+
+class CribbageOverScreen(GameOverScreen):
+    """The table is over: the last game's end (its skunks), then the standings and the chips chart."""
+
+    def __init__(self, view: Mapping[str, Any], names: Mapping[int, str]) -> None:
+        super().__init__(view)
+        self.names = dict(names)
+
+    def compose(self) -> ComposeResult:
+        yield TooSmall()
+        with VerticalScroll(id="gameover"):
+            rows = []
+            if self.view.get("result"):
+                rows = [*result_rows(self.view["result"], self.view.get("sides") or [], self.names), Content("")]
+            standings = standings_content(self.view, getattr(self.app, "display_options", Display()))
+            yield Static(Content("\n").join([*rows, standings]), id="standings", markup=False)
+        yield Footer(compact=True)

@@ -1,0 +1,212 @@
+"""Cribbage's widgets: the pegboard of 121 holes, the play (count, starter, crib), your hand, the hand helper.
+
+Like the shell's widgets they take plain values and repaint only when those change.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Sequence
+
+from textual.app import RenderResult
+from textual.content import Content
+from textual.reactive import reactive
+from textual.widget import Widget
+
+from ...render import Display, rank_key
+from ...widgets.basics import RowsWidget, display_of
+
+HOLES = 120  # the game hole (121) comes after them
+ROWS = 3  # each side's track, out and back again, as rows of 40 holes
+PER_ROW = HOLES // ROWS
+GROUP = 5  # holes are counted in fives
+LABEL = 8
+SIDE_COLOURS = ("#ff5f5f", "#5fd7ff", "#87d787")
+
+
+@dataclass(frozen=True)
+class Side:
+    """One side on the pegboard: who, its front peg (the score) and its back peg."""
+
+    name: str
+    score: int
+    back: int
+    mine: bool = False
+
+
+def _glyphs(display: Display) -> tuple[str, str, str, str]:
+    """An empty hole, the back peg, the front peg, the game hole."""
+    return (".", "o", "@", "*") if display.ascii else ("·", "○", "●", "◎")
+
+
+def track_rows(side: Side, colour: str, display: Display, target: int = 121) -> list[Content]:
+    """One side's track: ``ROWS`` rows of holes in fives, the pegs in the side's colour, the game hole last.
+
+    A 61-point game goes once round the same board (the game hole is then hole 61).
+    """
+    hole, back_peg, front_peg, game_hole = _glyphs(display)
+    holes = HOLES if target > 61 else target - 1
+    per_row = PER_ROW if target > 61 else -(-holes // ROWS)
+    front, back = min(side.score, holes + 1), min(side.back, holes + 1)
+    rows = []
+    labels = [side.name, f"{side.score:>3}", ""]
+    for r in range(ROWS):
+        cells: list[Content] = []
+        for i in range(r * per_row + 1, min((r + 1) * per_row, holes) + 1):
+            if i > 1 and (i - 1) % GROUP == 0 and i != r * per_row + 1:
+                cells.append(Content(" "))
+            if i == front:
+                cells.append(Content.styled(front_peg, f"bold {colour}"))
+            elif i == back:
+                cells.append(Content.styled(back_peg, colour))
+            else:
+                cells.append(Content.styled(hole, "dim"))
+        if r == ROWS - 1:
+            won = front == holes + 1
+            cells.append(Content(" "))
+            cells.append(Content.styled(front_peg if won else game_hole, f"bold {colour}" if won else "dim"))
+        label = Content.styled(labels[r][:LABEL - 1].ljust(LABEL), f"bold {colour}" if r == 0 else "bold")
+        rows.append(Content.assemble(label, *cells))
+    return rows
+
+
+class PegBoard(RowsWidget):
+    """The cribbage board: each side's track with its two pegs, leapfrogging as points are scored."""
+
+    def __init__(self, *, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self.sides: tuple[Side, ...] = ()
+        self.target = 121
+
+    def show(self, sides: Sequence[Side], target: int) -> None:
+        if (tuple(sides), target) != (self.sides, self.target):
+            self.sides, self.target = tuple(sides), target
+            self.changed()
+
+    def build(self) -> list[Content]:
+        display = display_of(self)
+        if not self.sides:
+            return [Content.styled("The pegboard: the game has not started.", "dim")]
+        rows: list[Content] = []
+        for i, side in enumerate(self.sides):
+            rows.extend(track_rows(side, SIDE_COLOURS[i % len(SIDE_COLOURS)], display, self.target))
+        return rows
+
+
+class PlayPanel(RowsWidget):
+    """The play: the count and the cards laid since it was last reset, the starter, whose crib."""
+
+    def __init__(self, *, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self.state: tuple[Any, ...] = ()
+
+    def show(self, count: int | None, series: Sequence[str], starter: str | None, crib_owner: str | None,
+             crib_cards: int, went: str = "") -> None:
+        state = (count, tuple(series), starter, crib_owner, crib_cards, went)
+        if state != self.state:
+            self.state = state
+            self.changed()
+
+    def build(self) -> list[Content]:
+        if not self.state:
+            return [Content.styled("No cards dealt yet.", "dim")]
+        display = display_of(self)
+        count, series, starter, owner, crib_cards, went = self.state
+        rows = []
+        if count is not None:
+            rows.append(Content.assemble(("Count ", "dim"), (f"{count}", "bold #ffd75f"),
+                                         (f"  {went}" if went else "", "dim")))
+            rows.append(display.cards(series) if series else Content.styled("(no card yet)", "dim"))
+        rows.append(Content.assemble(("Starter ", "dim"), display.card(starter) if starter
+                                     else Content.styled(display.back_glyph, "#5f87af")))
+        if owner is not None:
+            backs = Content.styled(display.back_glyph * crib_cards, "#5f87af") if crib_cards else Content("-")
+            rows.append(Content.assemble((f"{owner} crib ", "dim"), backs))
+        return rows
+
+
+class CribHand(Widget, can_focus=True):
+    """Your cards, large, sorted by rank: the cursor, the cards chosen for the crib, the ones you may not play."""
+
+    cards: reactive[tuple[str, ...]] = reactive(())
+    allowed: reactive[frozenset[str]] = reactive(frozenset())  # what may be chosen now (empty: nothing)
+    cursor: reactive[str | None] = reactive(None)
+    chosen: reactive[frozenset[str]] = reactive(frozenset())  # laid away if Enter is pressed
+
+    @property
+    def shown(self) -> list[str]:
+        return sorted(self.cards, key=rank_key)
+
+    def render(self) -> RenderResult:
+        display = display_of(self)
+        shown = self.shown
+        if not shown:
+            return Content.styled("\n  (no cards)", "dim")
+        selected = shown.index(self.cursor) if self.allowed and self.cursor in shown else None
+        marked = [i for i, c in enumerate(shown) if c in self.chosen]
+        dim = [i for i, c in enumerate(shown) if self.allowed and c not in self.allowed]
+        labels = [("crib" if c in self.chosen else str(i + 1)) for i, c in enumerate(shown)]
+        return Content("\n").join(display.card_boxes(shown, selected=selected, marked=marked, dim=dim, labels=labels))
+
+
+def helper_rows(hand: Sequence[str], own_crib: bool, display: Display, limit: int = 15) -> list[Content]:
+    """The hand helper: each way to lay away, best first, with the kept hand's and the crib's expected points."""
+    from engine.cards import parse_cards
+    from engine.games.cribbage.bots import discard_choices
+
+    if len(hand) not in (5, 6):
+        return [Content.styled("Hand helper: the expected points of each discard, when you lay away.", "dim")]
+    whose = "your" if own_crib else "their"
+    rows = [Content.styled(f"{'Lay away':<10}{'hand':>6}  {whose + ' crib':>10}", "dim")]
+    sign = "+" if own_crib else "-"
+    for laid, kept, crib in discard_choices(parse_cards(list(hand)), own_crib)[:limit]:
+        cards = display.cards(str(c) for c in laid)
+        rows.append(Content.assemble(cards, " " * max(1, 10 - cards.cell_length), (f"{kept:6.1f}", "bold"),
+                                     f"  {sign}", (f"{crib:8.1f}", "#87d787" if own_crib else "#ff5f5f")))
+    return rows
+
+
+class HandHelper(RowsWidget):
+    """The expected points of every discard choice (display only; ``h`` hides it)."""
+
+    def __init__(self, *, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self.state: tuple[tuple[str, ...], bool] = ((), False)
+
+    def show(self, hand: Sequence[str], own_crib: bool) -> None:
+        if (tuple(hand), own_crib) != self.state:
+            self.state = (tuple(hand), own_crib)
+            self.changed()
+
+    def build(self) -> list[Content]:
+        return helper_rows(self.state[0], self.state[1], display_of(self))
+
+
+def show_rows(show: Sequence[dict[str, Any]], names: dict[int, str], display: Display) -> list[Content]:
+    """The show, item by item as it is called: whose count, its cards and the starter, each item with the
+    cards it counts and the running total ("fifteen two", "a pair is four"), then what it pegs."""
+    from engine.games.cribbage.scoring import call
+
+    rows: list[Content] = []
+    for counted in show:
+        whose = names.get(counted.get("seat"), "?")
+        title = f"{whose}'s {counted.get('what', 'hand')}"
+        rows.append(Content.assemble((title, "bold"), "  ", display.cards(counted.get("cards") or ()),
+                                     (" + ", "dim"), display.card(counted["starter"]) if counted.get("starter")
+                                     else Content("")))
+        items = counted.get("items")
+        if items is None:
+            rows.append(Content.styled(f"  claimed {counted.get('claimed')}: short, muggins is being decided",
+                                       "italic"))
+            continue
+        for item in items:
+            rows.append(Content.assemble("  ", (call(item).ljust(28), ""), display.cards(item.get("cards") or ())))
+        if not items:
+            rows.append(Content.styled("  nineteen (nothing)", "dim"))
+        taken = counted.get("muggins")
+        if taken and taken.get("take"):
+            rows.append(Content.styled(f"  muggins: {names.get(taken.get('seat'), '?')} takes {taken['points']}",
+                                       "#ff5f5f"))
+        rows.append(Content.assemble(("  pegs ", "dim"), (str(counted.get("points", 0)), "bold #87d787"),
+                                     (f"  (now {counted.get('score', 0)})", "dim")))
+    return rows

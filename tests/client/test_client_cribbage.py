@@ -1,0 +1,156 @@
+"""Cribbage's board offline: the views are the engine's own (a seeded game the bots play), fed as pushes.
+
+Snapshots at 80x24 in Unicode and ASCII: mid-play with a count, the show item by
+item, the table over after a skunk. Update with ``--snapshot-update``.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from cribbage_views import after_show, laying_away, mid_play, push, skunked_over
+from protocol import messages as m
+from tui_helpers import screen_name, screen_text, table_ready, wait_for
+
+from client.app import DabApp
+from client.games.cribbage.board import CribbageBoard
+from client.games.cribbage.widgets import Side, track_rows
+from client.render import Display, rank_key
+
+
+def make_app(ascii: bool = False) -> DabApp:
+    return DabApp(display=Display(ascii=ascii), frozen_clock=True, player_name="Ann", server_label="snapshot")
+
+
+def feed(view, screen: str = "TableScreen", press: tuple[str, ...] = ()):
+    async def run_before(pilot) -> None:
+        app = pilot.app
+        app.receive(push(view))
+        await wait_for(pilot, lambda: table_ready(app), what="table")
+        for key in press:
+            await pilot.press(key)
+        await wait_for(pilot, lambda: screen_name(app) == screen, what=screen)
+        await pilot.pause()
+
+    return run_before
+
+
+def acts(app: DabApp) -> list[dict]:
+    return [fields["action"] for kind, fields in app.requests_sent if kind is m.Act]
+
+
+def test_a_cribbage_table_opens_the_cribbage_board():
+    from client.games import board_class
+
+    assert board_class("cribbage") is CribbageBoard
+
+
+async def test_laying_away_two_cards_by_the_keys():
+    view = laying_away()
+    app = make_app()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await feed(view)(pilot)
+        board = app.table_screen.board
+        assert "Lay away" in screen_text(app) and "their crib" in screen_text(app)  # the hand helper's table
+        await pilot.press("enter")  # nothing chosen yet: nothing is sent
+        assert acts(app) == []
+        await pilot.press("1", "right", "space")
+        hand = sorted(view["hand"], key=rank_key)
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: acts(app), what="the discard")
+        assert acts(app) == [{"kind": "discard", "cards": hand[:2]}]
+        assert isinstance(board, CribbageBoard)
+
+
+async def test_mid_play_shows_the_count_and_plays_the_card_picked():
+    view = mid_play()
+    app = make_app()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await feed(view)(pilot)
+        text = screen_text(app)
+        assert f"Count {view['count']}" in text
+        display = Display()
+        assert " ".join(display.card_text(e["card"]) for e in view["series"]) in text
+        assert display.card_text(view["starter"]) in text
+        playable = [c for c in sorted(view["hand"], key=rank_key) if c in view["legal"][0]["cards"]]
+        await pilot.press(str(sorted(view["hand"], key=rank_key).index(playable[-1]) + 1), "enter")
+        await wait_for(pilot, lambda: acts(app), what="the play")
+        assert acts(app) == [{"kind": "play", "card": playable[-1]}]
+
+
+def test_the_pegboard_puts_the_front_and_back_pegs_in_their_holes():
+    rows = track_rows(Side("Ann", 47, 41), "", Display(ascii=True))
+    holes = "".join(row.plain[8:].replace(" ", "") for row in rows)
+    assert len(holes) == 121 and holes[46] == "@" and holes[40] == "o" and holes[-1] == "*"
+    assert holes.count("@") == 1 and holes.count("o") == 1
+    won = "".join(row.plain[8:].replace(" ", "") for row in track_rows(Side("Ann", 125, 118), "", Display()))
+    assert won[-1] == "●" and won[117] == "○" and won.count("●") == 1
+
+
+async def test_the_show_lists_each_count_item_by_item():
+    view = after_show()
+    app = make_app()
+    async with app.run_test(size=(80, 40)) as pilot:
+        await feed(view, screen="ShowScreen", press=("v",))(pilot)
+        text = screen_text(app)
+        from engine.games.cribbage.scoring import call
+
+        for counted in view["show"]:
+            for item in counted["items"]:
+                assert call(item) in text
+        assert "Bob's crib" in text
+
+
+async def test_the_table_over_says_who_was_skunked():
+    app = make_app()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await feed(skunked_over(), screen="CribbageOverScreen")(pilot)
+        text = screen_text(app)
+        assert "Ann won game 1" in text and "SKUNKED: PAYS DOUBLE" in text and "Ann 121, Bob 84" in text
+
+
+@pytest.mark.parametrize("ascii", [False, True], ids=["unicode", "ascii"])
+def test_cribbage_mid_play_snapshot(snap_compare, ascii):
+    assert snap_compare(make_app(ascii), run_before=feed(mid_play()), terminal_size=(80, 24))
+
+
+@pytest.mark.parametrize("ascii", [False, True], ids=["unicode", "ascii"])
+def test_cribbage_show_snapshot(snap_compare, ascii):
+    assert snap_compare(make_app(ascii), run_before=feed(after_show(), "ShowScreen", ("v",)), terminal_size=(80, 24))
+
+
+@pytest.mark.parametrize("ascii", [False, True], ids=["unicode", "ascii"])
+def test_cribbage_skunk_game_over_snapshot(snap_compare, ascii):
+    assert snap_compare(make_app(ascii), run_before=feed(skunked_over(), "CribbageOverScreen"),
+                        terminal_size=(80, 24))
+
+
+async def test_the_new_table_form_creates_a_cribbage_table_with_its_settings(make_app):
+    from textual.widgets import Input, Select
+
+    from client.screens.lobby import CreateTableScreen
+
+    app = make_app("Ann")
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_for(pilot, lambda: app.connection_state == "connected" and app.lobby.is_mounted, what="lobby")
+        await pilot.press("n")
+        form = await wait_for(pilot, lambda: isinstance(app.screen, CreateTableScreen) and app.screen, what="form")
+        form.query_one("#game", Select).value = "cribbage"
+        await wait_for(pilot, lambda: "Stake" in screen_text(app), what="Cribbage's fields")
+        text = screen_text(app)
+        assert "Seats (2-4)" in text and "a short game to 61" in text and "Skunks" in text and "Muggins" in text
+        form.query_one("#target").value = True  # to 61
+        form.query_one("#seats", Input).value = "3"
+        form.query_one("#stake", Input).value = "250"
+        await pilot.press("ctrl+s")
+        await wait_for(pilot, lambda: table_ready(app), what="the table")
+        settings = app.view["table"]["settings"]
+        assert settings["game"] == "cribbage" and settings["seats"] == 3
+        assert settings["rules"] == {"target": 61, "skunks": True, "stake": 250, "muggins": False}
+        assert isinstance(app.table_screen.board, CribbageBoard)
+        await pilot.press("b", "b")
+        await wait_for(pilot, lambda: len(app.view["table"]["members"]) == 3, what="two bots")
+        await pilot.press("g")
+        await wait_for(pilot, lambda: (app.view.get("game") or {}).get("players") == 3, what="the game started")
+        await wait_for(pilot, lambda: screen_name(app) == "CutScreen", what="the draw for the deal")
+        assert "to 61, stake 250, skunks" in screen_text(app)
