@@ -357,3 +357,8 @@ class GameType(Protocol):
     def describe(self, event: Mapping[str, Any]) -> list[Part] | None:
         """The one wording of an event as a reader sees it (a record's ``for_seat`` form), as
         :data:`Part` s; ``None`` for events that get no line of their own."""
+
+    def warm_up(self) -> None:
+        """Build now whatever the game builds on first use (lookup tables for bots, timeouts,
+        showdowns), so that no later move pays for it. The server calls it for every game
+        before it listens: a build on the event loop would stall every table at once."""

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import gc
 import importlib.util
 import json
 import logging
@@ -195,6 +196,10 @@ async def serve(args: argparse.Namespace, store: Store | None = None) -> int:
         log.error("cannot listen on %s:%s: %s", args.host, args.port, exc.strerror or exc)
         lobby.close()
         return 2
+    # Everything built so far (modules, the games' tables, the restored state) lives as long as
+    # the server: out of the collector's sight, a full collection then costs next to nothing instead of ~30 ms.
+    gc.collect()
+    gc.freeze()
     log.info("Down and Back server listening on %s", ", ".join(server.addresses))
     gateway = None
     if args.ssh_port is not None:

@@ -20,6 +20,9 @@ from dataclasses import dataclass
 from protocol import Connection, LocalProtocolError, RemoteProtocolError
 from protocol import messages as m
 
+from engine.fingerprint import fingerprint
+from engine.games import GAMES
+
 from .errors import RequestError
 from .limits import BucketsByKey, PeerLog, TokenBucket, address_key
 from .lobby import Lobby
@@ -356,6 +359,12 @@ class GameServer:
             session.abort()
 
     async def start(self, host: str, port: int) -> None:
+        """Listen on ``host:port``, warm first: every game builds its lookup tables
+        (``GameType.warm_up``) and its fingerprint (stored at each start) now, before anyone
+        can connect, not on the loop at its first move or start, stalling every table."""
+        for game in GAMES.values():
+            game.warm_up()
+            fingerprint(game)
         loop = asyncio.get_running_loop()
         self._server = await loop.create_server(lambda: ClientSession(self), host, port)
         self._watch_deadlines()

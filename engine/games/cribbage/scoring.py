@@ -143,12 +143,18 @@ class _RankTable(dict):
     def __missing__(self, key: int) -> int:
         if self:
             raise KeyError(key)
+        self.build()
+        return self[key]
+
+    def build(self) -> None:
+        """Fill the table (a no-op once it is full)."""
+        if self:
+            return
         for ranks in combinations_with_replacement(range(13), 5):
             if ranks[0] == ranks[4]:
                 continue  # only four cards of a rank
             cards = [DECK[r * 4 + ranks[:i].count(r)] for i, r in enumerate(ranks)]  # a suit per repeat
             self[sum(_RANK_WEIGHT[c.index] for c in cards)] = sum(item["points"] for item in _rank_items(cards))
-        return self[key]
 
 
 RANK_POINTS = _RankTable()

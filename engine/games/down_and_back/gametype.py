@@ -10,6 +10,7 @@ from .actions import Action, action_from_data
 from .bots import baseline_action, timeout_action
 from .events import describe
 from .rounds import public_round, round_record
+from .tables import warm_up
 from .rules import MAX_PLAYERS, MIN_PLAYERS, OVER, SETTING_FIELDS, Game, Settings
 from .views import decision_view
 
@@ -54,6 +55,10 @@ class DownAndBack:
 
     def describe(self, event: Mapping[str, Any]) -> list[Part] | None:
         return describe(event)
+
+    def warm_up(self) -> None:
+        """The hand tables and the discard table (about 0.6 s on a 2-core VM)."""
+        warm_up(discard=True)
 
     def summary(self, game: Game) -> str:
         if game.phase == OVER and game.standings:
