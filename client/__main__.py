@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 from . import __version__
 from .address import DEFAULT_PORT, AddressError, parse_address
 from .config import ClientConfig, login_name
+from .games import BOARDS, DEFAULT_GAME
 
 if TYPE_CHECKING:
     from .app import DabApp
@@ -29,7 +30,7 @@ EXIT_USAGE, EXIT_CONNECT = 2, 3
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog=PROG,
-        description="Play Down and Back, the Lancashire pub card game, in your terminal. "
+        description="Play Down and Back (the Lancashire pub card game) or Cribbage in your terminal. "
                     "Give a server address to join friends; give none for a practice game against bots.",
         epilog="Keys: F1 or ? shows the rules and keys; ctrl+q quits.",
     )
@@ -41,8 +42,12 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--four-colour", "--four-color", dest="four_colour", action="store_true",
                         help="four-colour deck: clubs green, diamonds blue, hearts red, spades plain")
     practice = parser.add_argument_group("practice game (no address)")
-    practice.add_argument("--bots", type=int, default=3, choices=range(1, 5), metavar="N",
-                          help="number of bots, 1 to 4 (default 3)")
+    practice.add_argument("--game", choices=list(BOARDS), default=None,
+                          help="the game to practise (default: the last one practised, else down-and-back; "
+                               "remembered)")
+    practice.add_argument("--bots", type=int, default=None, choices=range(1, 5), metavar="N",
+                          help="number of bots, 1 to 4 (default 3 for down-and-back, 1 for cribbage, "
+                               "at most 3 for cribbage)")
     practice.add_argument("--bot-delay", type=float, default=0.8, metavar="SECONDS",
                           help="pause before each bot move (default 0.8)")
     practice.add_argument("--turn-timeout", type=float, default=300.0, metavar="SECONDS",
@@ -98,7 +103,11 @@ async def run(args: argparse.Namespace, config: ClientConfig) -> int:
     if args.address is None:
         from .practice import PracticeOptions, start_practice
 
-        options = PracticeOptions(bots=args.bots, bot_delay=max(0.0, args.bot_delay),
+        game = args.game or (config.practice_game if config.practice_game in BOARDS else DEFAULT_GAME)
+        if game == "cribbage" and args.bots is not None and args.bots > 3:
+            error("cribbage seats at most 4: give --bots 1 to 3")
+            return EXIT_USAGE
+        options = PracticeOptions(game=game, bots=args.bots, bot_delay=max(0.0, args.bot_delay),
                                   turn_timeout=max(1.0, args.turn_timeout),
                                   seed=args.seed.encode() if args.seed else None)
         try:
@@ -107,7 +116,7 @@ async def run(args: argparse.Namespace, config: ClientConfig) -> int:
             error(f"cannot start the practice game: {getattr(exc, 'message', exc)}")
             return EXIT_CONNECT
         label = "practice"
-        config.name = name
+        config.name, config.practice_game = name, game
     else:
         try:
             address = parse_address(args.address)

@@ -43,6 +43,7 @@ class ClientConfig:
     last_server: str | None = None
     tokens: dict[str, str] = field(default_factory=dict)
     bell: bool = True  # ring (and notify the desktop) when a decision becomes yours
+    practice_game: str | None = None  # the game the last practice was (``--game``), played again by default
     path: Path | None = field(default=None, compare=False, repr=False)
 
     @classmethod
@@ -58,12 +59,14 @@ class ClientConfig:
         server = data.get("last_server")
         tokens = data.get("tokens")
         bell = data.get("bell", True)
+        practice_game = data.get("practice_game")
         return cls(
             name=name if isinstance(name, str) and name.strip() else None,
             last_server=server if isinstance(server, str) else None,
             tokens={k: v for k, v in tokens.items() if isinstance(k, str) and isinstance(v, str)}
             if isinstance(tokens, dict) else {},
             bell=bell if isinstance(bell, bool) else True,
+            practice_game=practice_game if isinstance(practice_game, str) else None,
             path=path,
         )
 
@@ -74,6 +77,8 @@ class ClientConfig:
         data: dict[str, object] = {"name": self.name, "last_server": self.last_server, "tokens": self.tokens}
         if not self.bell:  # on is the default: only a choice to silence it is written
             data["bell"] = False
+        if self.practice_game is not None:
+            data["practice_game"] = self.practice_game
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
             fd, tmp = tempfile.mkstemp(dir=self.path.parent, prefix=".client-", suffix=".json")

@@ -17,13 +17,22 @@ from . import __version__
 from .session import Session
 
 
+DEFAULT_BOTS = {"down-and-back": 3, "cribbage": 1}  # a full pub table; cribbage one against one
+
+
 @dataclass
 class PracticeOptions:
-    bots: int = 3
+    game: str = "down-and-back"
+    bots: int | None = None  # None: the game's usual number (DEFAULT_BOTS)
     bot_delay: float = 0.8
     turn_timeout: float = 300.0
     round_pause: float = 3.0
     seed: bytes | None = None
+
+
+def practice_bots(options: PracticeOptions) -> int:
+    """How many bots the practice seats: the asked number, else the game's usual one."""
+    return options.bots if options.bots is not None else DEFAULT_BOTS[options.game]
 
 
 async def start_server(options: PracticeOptions) -> GameServer:
@@ -35,9 +44,9 @@ async def start_server(options: PracticeOptions) -> GameServer:
     return server
 
 
-async def set_up_table(session: Session, bots: int) -> None:
-    """Create the practice table, seat the bots and deal."""
-    await session.request(m.CreateTable, name="Practice", settings=m.TableSettings(seats=bots + 1))
+async def set_up_table(session: Session, bots: int, game: str = "down-and-back") -> None:
+    """Create the practice table of ``game``, seat the bots and deal."""
+    await session.request(m.CreateTable, name="Practice", settings=m.TableSettings(game=game, seats=bots + 1))
     for _ in range(bots):
         await session.request(m.AddBot)
     await session.request(m.Start)
@@ -49,7 +58,7 @@ async def start_practice(name: str, options: PracticeOptions) -> tuple[GameServe
     session = Session("127.0.0.1", server.port, name)
     try:
         await session.connect()
-        await set_up_table(session, options.bots)
+        await set_up_table(session, practice_bots(options), options.game)
     except BaseException:
         await session.close()
         await server.close(grace=0.2)

@@ -211,3 +211,31 @@ async def test_an_address_that_is_not_a_game_server_says_so(capsys):
     err = capsys.readouterr().err
     assert code == 3 and err.count("\n") == 1
     assert f"127.0.0.1:{port} does not speak the Down and Back protocol" in err and "frame" not in err
+
+
+async def test_the_practice_game_is_chosen_with_game_and_remembered(monkeypatch, config_dir):
+    from client import practice
+
+    tables: list[tuple[str, int]] = []
+    set_up = practice.set_up_table
+
+    async def recording(session, bots: int, game: str = "down-and-back") -> None:
+        tables.append((game, bots))
+        await set_up(session, bots, game)
+
+    async def no_terminal(self: DabApp) -> None:
+        pass
+
+    monkeypatch.setattr(practice, "set_up_table", recording)
+    monkeypatch.setattr(DabApp, "run_async", no_terminal)
+
+    async def practise(*flags: str) -> int:
+        return await run(build_parser().parse_args(["--bot-delay", "0", *flags]), ClientConfig.load())
+
+    assert await practise() == 0 and tables[-1] == ("down-and-back", 3)  # the default, never chosen before
+    assert await practise("--game", "cribbage") == 0 and tables[-1] == ("cribbage", 1)  # one against one
+    assert ClientConfig.load().practice_game == "cribbage"
+    assert await practise() == 0 and tables[-1] == ("cribbage", 1)  # remembered
+    assert await practise("--game", "cribbage", "--bots", "4") == 2  # cribbage seats at most four
+    assert await practise("--game", "down-and-back", "--bots", "2") == 0 and tables[-1] == ("down-and-back", 2)
+    assert ClientConfig.load().practice_game == "down-and-back"
