@@ -107,12 +107,16 @@ def action_kind(data: object) -> str:
 
 
 def check_fields(data: Mapping[str, Any], kind: str, fields: Mapping[str, set[str]]) -> None:
-    """Reject a kind the schema ``fields`` (kind -> field names) lacks, or fields it does not name."""
+    """Reject a kind the schema ``fields`` (kind -> field names) lacks, or data without exactly its fields
+    (a nil field is sent as nil, not left out)."""
     if kind not in fields:
         raise InvalidAction(f"unknown action kind {kind!r}")
     extra = set(data) - fields[kind] - {"kind"}
     if extra:
         raise InvalidAction(f"unexpected field(s) {sorted(extra)} for action {kind!r}")
+    missing = fields[kind] - set(data)
+    if missing:
+        raise InvalidAction(f"missing field(s) {sorted(missing)} for action {kind!r}")
 
 
 def plain_int(value: object, what: str) -> int:
