@@ -8,6 +8,8 @@ import contextlib
 from hypothesis import HealthCheck, given, settings as hsettings, strategies as st
 
 from client.link import LinkError
+from engine.games import GAMES
+from engine.games.cribbage.bots import baseline_action as cribbage_baseline
 from engine.games.down_and_back.bots import baseline_action
 from engine.games.down_and_back.rules import DISCARD, DRAW, PLAY
 from protocol import messages as m
@@ -100,24 +102,26 @@ async def test_a_disconnected_players_decision_is_played_after_the_absent_grace(
 
 MOVES = ["play", "play", "leave", "join", "sit_out", "sit_in", "disconnect", "reconnect"]
 PLAYERS = 3
+BASELINES = {"down-and-back": baseline_action, "cribbage": cribbage_baseline}  # each game's, on its views
 
 
 @hsettings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(bursts=st.lists(st.lists(st.tuples(st.integers(0, PLAYERS - 1), st.sampled_from(MOVES)), min_size=1, max_size=3),
                        min_size=5, max_size=25),
-       absent_grace=st.sampled_from([0.0, 0.02, 5.0]))
-def test_whatever_players_do_the_game_never_waits_without_a_timer(bursts, absent_grace, timing_watch):
-    """Leave, join, sit out, drop and come back amid play, several at once; then everyone plays on.
+       absent_grace=st.sampled_from([0.0, 0.02, 5.0]), game=st.sampled_from(sorted(GAMES)))
+def test_whatever_players_do_the_game_never_waits_without_a_timer(bursts, absent_grace, game, timing_watch):
+    """Leave, join, sit out, drop and come back amid play, several at once; then everyone plays on
+    (at a table of each game: four seats are Cribbage's two partnerships).
 
     ``timing_watch`` checks every table after every message the server
     handles; at the end every player is back and the game must reach the next
     round (nothing stalled for good).
     """
     config = TableConfig(turn_timeout=30.0, bot_delay=0.0, away_delay=0.0, round_pause=0.0, absent_grace=absent_grace)
-    asyncio.run(_churn(bursts, config, timing_watch))
+    asyncio.run(_churn(bursts, config, game, timing_watch))
 
 
-async def _churn(bursts, config: TableConfig, timing_watch: list[str]) -> None:
+async def _churn(bursts, config: TableConfig, game_name: str, timing_watch: list[str]) -> None:
     server = GameServer(Lobby(LobbyConfig(table=config, seed=b"churn"), "churn"), NetConfig(rate=1000.0, burst=1000.0))
     await server.start("127.0.0.1", 0)
     clients: list[ScriptedClient | None] = []
@@ -125,7 +129,8 @@ async def _churn(bursts, config: TableConfig, timing_watch: list[str]) -> None:
         for i in range(PLAYERS):
             clients.append(await ScriptedClient(server.port, f"p{i}").__aenter__())
         host = clients[0]
-        created = await host.request(m.CreateTable, name="churn", settings=m.TableSettings(seats=PLAYERS + 1))
+        created = await host.request(m.CreateTable, name="churn",
+                                     settings=m.TableSettings(game=game_name, seats=PLAYERS + 1))
         table_id = created["table_id"]
         for client in clients[1:]:
             await client.request(m.Join, table_id=table_id)
@@ -152,7 +157,7 @@ async def _churn(bursts, config: TableConfig, timing_watch: list[str]) -> None:
                 if request is not None:
                     await client.request(request[0], **request[1])
                 elif client.views.get(table_id, {}).get("legal"):
-                    await client.act(baseline_action(client.views[table_id]).to_data())
+                    await client.act(BASELINES[game_name](client.views[table_id]).to_data())
             except LinkError:
                 pass  # not possible now (not at the table, a stale view, dropped in this burst): keep going
 
@@ -171,7 +176,7 @@ async def _churn(bursts, config: TableConfig, timing_watch: list[str]) -> None:
             for client, view in zip(everyone, seen):
                 if view and view["legal"]:
                     with contextlib.suppress(LinkError):
-                        await client.act(baseline_action(view).to_data())
+                        await client.act(BASELINES[game_name](view).to_data())
             await asyncio.wait_for(_newer_view(everyone, seen, table_id), 10)
         assert timing_watch == [], timing_watch
     finally:
