@@ -55,7 +55,10 @@ from .framing import MAX_DEPTH, MAX_FRAME_SIZE, FrameDecoder, check_structure, e
 __all__ = [
     "PROTOCOL_VERSION",
     "DEFAULT_PORT",
+    "DEFAULT_GAME",
     "MAX_REQUEST_ID",
+    "MAX_SEATS",
+    "MAX_ACTION_KEYS",
     # bases and registries
     "Spec",
     "Message",
