@@ -19,8 +19,10 @@ HISTORY_BYTES = 48 * 1024  # keep a history reply well inside the 64 KiB frame l
 
 def public_round(game_type: GameType, entry: dict[str, Any]) -> dict[str, Any]:
     """What a player may see of a finished round (the ``history`` result item): the game's
-    :meth:`~engine.contract.GameType.public_round`, with the table and the time it finished."""
-    return {"table_id": entry["table_id"], **game_type.public_round(entry), "finished_at": entry.get("finished_at")}
+    :meth:`~engine.contract.GameType.public_round`, with the game, the table and the time it finished
+    (PROTOCOL.md 5.5: a history away from tables mixes the rounds of every game the player played)."""
+    return {"game_name": game_type.name, "table_id": entry["table_id"], **game_type.public_round(entry),
+            "finished_at": entry.get("finished_at")}
 
 
 def fit(newest_first: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:

@@ -817,11 +817,12 @@ class Store:
 
     def public_rounds(self, table_id: str, limit: int) -> Iterator[dict[str, Any]]:
         """What players may see of a table's last ``limit`` finished rounds, newest first, read lazily."""
-        for tid, number, raw in self.conn.execute(
-            "SELECT table_id, round_no, CAST(public AS BLOB) FROM rounds WHERE table_id = ? "
-            "ORDER BY round_no DESC LIMIT ?", (table_id, limit)
+        for tid, number, raw, game in self.conn.execute(
+            "SELECT rounds.table_id, rounds.round_no, CAST(rounds.public AS BLOB), tables.game "
+            "FROM rounds JOIN tables USING (table_id) "
+            "WHERE rounds.table_id = ? ORDER BY rounds.round_no DESC LIMIT ?", (table_id, limit)
         ):
-            yield self._round(tid, number, "public", raw)
+            yield {"game_name": game, **self._round(tid, number, "public", raw)}  # rounds stored before v2 lack it
 
     def player_rounds(self, player_id: str, limit: int) -> Iterator[dict[str, Any]]:
         """The same of the last ``limit`` rounds at tables where the player bought in, newest first.
@@ -829,13 +830,14 @@ class Store:
         Ordered by ``seq``, the order in which rounds finished here, never by
         their wall-clock times.
         """
-        for tid, number, raw in self.conn.execute(
-            "SELECT table_id, round_no, CAST(public AS BLOB) FROM rounds WHERE table_id IN "
-            "(SELECT table_id FROM ledger WHERE player_id = ? AND kind = 'buy_in') "
-            "ORDER BY seq DESC LIMIT ?",
+        for tid, number, raw, game in self.conn.execute(
+            "SELECT rounds.table_id, rounds.round_no, CAST(rounds.public AS BLOB), tables.game "
+            "FROM rounds JOIN tables USING (table_id) "
+            "WHERE rounds.table_id IN (SELECT table_id FROM ledger WHERE player_id = ? AND kind = 'buy_in') "
+            "ORDER BY rounds.seq DESC LIMIT ?",
             (player_id, limit),
         ):
-            yield self._round(tid, number, "public", raw)
+            yield {"game_name": game, **self._round(tid, number, "public", raw)}  # rounds stored before v2 lack it
 
     def check_rounds(self) -> None:
         """Every stored round reads back as what the server relies on (raises :class:`StoreError`).

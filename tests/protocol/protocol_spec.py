@@ -126,6 +126,7 @@ class Spec:
     table_summary: list[str]
     player_summary: list[str]
     events: dict[str, tuple[frozenset[str], frozenset[str], frozenset[str]]]  # the server's own event kinds
+    round_record: dict[str, str]  # the server's fields of every round record: field -> type
     games: dict[str, str]  # game name -> its document, relative to docs/
     example: str  # the first code block of section 12
 
@@ -256,6 +257,8 @@ def load(path: Path = PROTOCOL_MD) -> Spec:
         table=_field_rows(table_section.tables()[0]), member=_names(table_section.table_after("**Member**")),
         table_summary=_names(summary.tables()[0]), player_summary=_names(summary.tables()[1]),
         events=_events(sections["5.6 Event maps"].tables()[0]), games=games, example=example,
+        round_record={n: r["type"] for r in sections["5.5 Round record (`history` result)"].tables()[0]
+                      for n in ticked(r["field"])},
     )
 
 

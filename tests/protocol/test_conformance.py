@@ -830,7 +830,8 @@ async def test_history_round_records_have_exactly_the_documented_fields(connect)
         rounds = (await ann.request(m.History, limit=10))["rounds"]
     assert [r["abandoned"] for r in rounds] == [False, True]  # round 1, and round 2 ended by end_game
     for record in rounds:
-        assert set(record) == set(GAME_SPEC.round_record)
+        assert set(record) == set(SPEC.round_record) | set(GAME_SPEC.round_record)
+        assert record["game_name"] == "down-and-back"
         assert isinstance(record["finished_at"], float) and record["finished_at"] > 1e9
         for entry in record["players"]:
             assert set(entry) == set(GAME_SPEC.round_player)

@@ -90,11 +90,14 @@ async def test_the_pre_refactor_database_upgrades_and_resumes_its_round(tmp_path
         assert (await carol.request(m.ListTables))["balance"] == balances["carol"]
         await carol.wait_for(lambda: carol.views.get(done))
         assert carol.views[done]["phase"] == "over"
+        old_rounds = (await carol.request(m.History, limit=10))["rounds"]  # stored by the old server
+        assert old_rounds and {r["game_name"] for r in old_rounds} == {"down-and-back"}
 
         await play_until([ann, bob], lambda: result_seen(ann))  # the round on to its showdown, as before
         rounds = (await ann.request(m.History, limit=5))["rounds"]
     (round_1,) = [r for r in rounds if r["table_id"] == mid and r["round"] == 1]
-    assert {k: v for k, v in round_1.items() if k != "finished_at"} == FACTS["round_1"]
+    assert round_1["game_name"] == "down-and-back"  # protocol v2 names each record's game (PROTOCOL.md 5.5)
+    assert {k: v for k, v in round_1.items() if k not in ("finished_at", "game_name")} == FACTS["round_1"]
     with closing(sqlite3.connect(db)) as conn:
         assert set(conn.execute("SELECT DISTINCT game FROM tables")) == {("down-and-back",)}
 
