@@ -154,6 +154,8 @@ class Lobby:
         self._code_tries: dict[str, Backoff] = {}  # wrong private codes by table id
         self.peer_log = PeerLog(log)
         self._busy_logged_at = float("-inf")
+        self.requests_handled = 0  # the health log's requests/s (server.health)
+        self.actions_applied = 0  # ... and actions/s: incremented by the tables
         if config.seed is not None:
             log.warning("*** a fixed shuffle seed is set (--seed): every deal can be predicted by whoever knows "
                         "it. This is NOT A FAIR GAME: use it for tests and replays only. ***")
@@ -618,6 +620,7 @@ class Lobby:
         pushes the request caused.
         """
         session = self.players[player_id].session
+        self.requests_handled += 1
         try:
             with self.atomic():  # the reply joins the unit's outbox, to leave first at the flush
                 reply = self._handle(player_id, msg)

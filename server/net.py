@@ -24,6 +24,7 @@ from engine.fingerprint import fingerprint
 from engine.games import GAMES
 
 from .errors import RequestError
+from .health import LoopMonitor
 from .limits import BucketsByKey, PeerLog, TokenBucket, address_key
 from .lobby import Lobby
 
@@ -329,6 +330,7 @@ class GameServer:
         self.shutting_down = False
         self._server: asyncio.base_events.Server | None = None
         self._watchdog: asyncio.TimerHandle | None = None
+        self.monitor: LoopMonitor | None = None  # the event loop's lag and the traffic, logged once a minute
 
     def refusal(self, session: ClientSession) -> tuple[str, str] | None:
         """Why a new connection is turned away (error code and text), or None."""
@@ -368,6 +370,12 @@ class GameServer:
         loop = asyncio.get_running_loop()
         self._server = await loop.create_server(lambda: ClientSession(self), host, port)
         self._watch_deadlines()
+        self.monitor = LoopMonitor(self.counts)
+
+    def counts(self) -> tuple[int, int, int, int]:
+        """Actions applied and requests handled so far, connections and tables now (for the health log)."""
+        lobby = self.lobby
+        return lobby.actions_applied, lobby.requests_handled, len(self.sessions), len(lobby.tables)
 
     def _watch_deadlines(self) -> None:
         """Every so often, drop sessions past their hello, idle or frame deadline."""
@@ -397,6 +405,8 @@ class GameServer:
         self.shutting_down = True
         if self._watchdog is not None:
             self._watchdog.cancel()
+        if self.monitor is not None:
+            self.monitor.close()
         if self._server is not None:
             self._server.close()
         for session in list(self.sessions):

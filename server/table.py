@@ -89,6 +89,7 @@ def stored_settings(data: dict[str, Any], game: str) -> m.TableSettings:
 class Hub(Protocol):
     """What a table needs from the server around it."""
 
+    actions_applied: int  # by every table, live (the health log's actions/s)
     def send(self, player_id: str, message: m.Message) -> None: ...
     def is_connected(self, player_id: str) -> bool: ...
     def tables_changed(self) -> None: ...
@@ -492,6 +493,7 @@ class Table:
             seat_, data = game.history[-1]
             self.store.append_action(self.table_id, len(game.history) - 1, seat_, data)
             self.hub.touched(self)
+        self.hub.actions_applied += 1
         self.applied(action, before)
         self.audience.record(records)
         return records

@@ -1,4 +1,5 @@
-"""The tail (issue 19): the first bot move or timeout after a start does not stall other tables.
+"""The tail (issue 19): the first bot move or timeout after a start does not stall other tables,
+and the server measures its own event loop's lag for the operator (``server.health``).
 
 A fresh ``dab-server`` process (so no earlier test built the games' tables in
 it) serves two clients: one pings in a loop, the other starts a game with
@@ -12,11 +13,16 @@ delayed every table's reply by about 0.4-0.8 s.
 from __future__ import annotations
 
 import asyncio
+import logging
+import re
 import time
+
+import pytest
 
 from durability_helpers import ServerProcess
 from protocol import messages as m
 from scripted import ScriptedClient
+from server.health import LoopMonitor
 
 BOTS = 3
 
@@ -67,3 +73,55 @@ async def test_first_bot_move_after_a_start_does_not_delay_another_tables_reply(
           f"over {len(during)} pings")
     assert max(during) <= limit, f"a ping took {max(during) * 1000:.0f} ms around the first bot move " \
                                  f"(baseline max {max(baseline) * 1000:.1f} ms)"
+
+
+class _Lines(logging.Handler):
+    """Collects the health lines and wakes the test when one comes."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.lines: list[str] = []
+        self.came = asyncio.Event()
+
+    def emit(self, record: logging.LogRecord) -> None:
+        if record.getMessage().startswith("health:"):
+            self.lines.append(record.getMessage())
+            self.came.set()
+
+
+async def test_the_health_line_reports_the_loops_lag_and_the_traffic():
+    counts = [0, 0]
+    lines = _Lines()
+    logger = logging.getLogger("dab-server")
+    level = logger.level
+    logger.setLevel(logging.INFO)  # as dab-server runs it
+    logger.addHandler(lines)
+    monitor = LoopMonitor(lambda: (counts[0], counts[1], 3, 2), period=0.3)
+    try:
+        counts[:] = [30, 60]
+        time.sleep(0.12)  # noqa: ASYNC251 - the stall the monitor must see, not a wait
+        await asyncio.wait_for(lines.came.wait(), 5)
+    finally:
+        monitor.close()
+        logger.removeHandler(lines)
+        logger.setLevel(level)
+    found = re.match(r"health: loop lag p50 ([\d.]+) ms, p99 ([\d.]+) ms, max ([\d.]+) ms; ([\d.]+) actions/s, "
+                     r"([\d.]+) requests/s; 3 connections, 2 tables$", lines.lines[0])
+    assert found, lines.lines[0]
+    p50, p99, worst, actions, requests = map(float, found.groups())
+    assert worst >= 60 and p50 <= p99 <= worst  # the 120 ms stall (from the first tick, due after 50 ms)
+    assert actions > 0 and requests == pytest.approx(2 * actions, rel=0.01)  # 30 and 60 in the same period (rounded)
+
+
+async def test_the_server_counts_requests_actions_connections_and_tables(server, connect):
+    assert server.monitor is not None
+    server.monitor.take()  # a period from now
+    async with connect("ann") as ann, connect("bob") as bob:
+        created = await ann.request(m.CreateTable, name="t", settings=m.TableSettings(seats=2))
+        await bob.request(m.Join, table_id=created["table_id"])
+        await ann.request(m.Start)
+        await ann.wait_for(lambda: ann.view.get("to_act"))
+        figures = server.monitor.take()
+    assert figures.connections == 2 and figures.tables == 1
+    assert figures.requests_per_s > 0 and figures.actions_per_s > 0  # the start's deal is an action
+    assert figures.lag_max >= figures.lag_p99 >= figures.lag_p50 >= 0
