@@ -22,7 +22,10 @@ Both measurements use the same minimal client (length-prefixed msgpack frames
 in, plain dicts out, read by the waiting coroutine itself), so what differs
 between the two is the server, not the client library.
 
-    python benchmarks/bench_server.py [--clients 400] [--tables 100] [--seconds 20]
+Play runs --warmup seconds (5) before the --seconds it measures; the server's own
+loop-lag figures (its health line at shutdown, warm-up included) are printed too.
+
+    python benchmarks/bench_server.py [--clients 400] [--tables 100] [--seconds 20] [--warmup 5]
 """
 
 from __future__ import annotations
@@ -96,7 +99,8 @@ asyncio.run(main())
 }
 
 
-async def spawn(*args: str) -> tuple[asyncio.subprocess.Process, int]:
+async def spawn(*args: str, log: list[str] | None = None) -> tuple[asyncio.subprocess.Process, int]:
+    """Start a server; ``log`` collects the rest of its stderr."""
     process = await asyncio.create_subprocess_exec(*args, stderr=asyncio.subprocess.PIPE)
     while True:
         line = (await process.stderr.readline()).decode()
@@ -104,13 +108,13 @@ async def spawn(*args: str) -> tuple[asyncio.subprocess.Process, int]:
             raise SystemExit(f"server exited: {args}")
         found = re.search(r"listening on [\d.]+:(\d+)", line)
         if found:
-            asyncio.ensure_future(_drain(process.stderr))
+            asyncio.ensure_future(_drain(process.stderr, [] if log is None else log))
             return process, int(found.group(1))
 
 
-async def _drain(stream: asyncio.StreamReader) -> None:
-    while await stream.readline():
-        pass
+async def _drain(stream: asyncio.StreamReader, log: list[str]) -> None:
+    while line := await stream.readline():
+        log.append(line.decode())
 
 
 def think(pace: float) -> float:
@@ -183,7 +187,9 @@ async def echo_client(port: int, until: float, pace: float, rtts: list[float]) -
     client.close()
 
 
-async def play(client: Client, until: float, pace: float, rtts: list[float], updates: list[float]) -> None:
+async def play(client: Client, until: float, pace: float, rtts: list[float], updates: list[float],
+               measure_from: float = 0.0) -> None:
+    """Play until ``until``; actions sent before ``measure_from`` (the warm-up) are not measured."""
     while time.perf_counter() < until:
         try:
             view = await asyncio.wait_for(client.my_turn(), max(0.01, until - time.perf_counter()))
@@ -196,6 +202,8 @@ async def play(client: Client, until: float, pace: float, rtts: list[float], upd
         reply = await client.reply(client.send({"type": "act", "action": action}))
         if reply["type"] != "ok":
             continue  # the view went stale while thinking: not a measured action
+        if sent < measure_from:
+            continue
         rtts.append(time.perf_counter() - sent)
         while client.view is None:  # the new view follows the reply
             await client.frame()
@@ -215,13 +223,15 @@ async def measure_echo(kind: str, clients: int, seconds: float, pace: float) -> 
 
 
 async def measure_game(
-    clients: int, tables: int, seconds: float, pace: float, data_dir: str,
-) -> tuple[list[float], list[float]]:
+    clients: int, tables: int, seconds: float, pace: float, data_dir: str, warmup: float,
+) -> tuple[list[float], list[float], str]:
+    """The round trips and updates after ``warmup`` s, and the server's last health line (its loop's lag)."""
+    log: list[str] = []
     process, port = await spawn(
         sys.executable, "-m", "server", "--host", "127.0.0.1", "--port", "0", "--bot-delay", "0",
         "--round-pause", "0", "--turn-timeout", "120", "--max-connections", str(clients + 10), "--memory",
         "--max-per-address", str(clients + 10), "--new-players-per-hour", str(clients + 10),
-        "--data-dir", data_dir,
+        "--data-dir", data_dir, log=log,
     )
     clients_: list[Client] = []
     try:
@@ -240,20 +250,23 @@ async def measure_game(
             await seated[0].request(m.Start(id=1))
         rtts: list[float] = []
         updates: list[float] = []
-        until = time.perf_counter() + seconds
-        await asyncio.gather(*(play(c, until, pace, rtts, updates) for c in clients_))
+        measure_from = time.perf_counter() + warmup
+        until = measure_from + seconds
+        await asyncio.gather(*(play(c, until, pace, rtts, updates, measure_from) for c in clients_))
     finally:
         for client in clients_:
             client.close()
         process.terminate()
         await process.wait()
-    return rtts, updates
+    await asyncio.sleep(0.1)  # the log's last lines
+    health = [line[line.index("health:"):].strip() for line in log if "health:" in line]
+    return rtts, updates, health[-1] if health else "no health line (no traffic?)"
 
 
 def report(label: str, rtts: list[float], seconds: float) -> None:
     print(f"{label:<24} {len(rtts) / seconds:8.0f} actions/s   "
           f"p50 {statistics.median(rtts) * 1e3:6.2f} ms   p99 {percentile(rtts, 0.99) * 1e3:6.2f} ms   "
-          f"(n={len(rtts)})")
+          f"p99.9 {percentile(rtts, 0.999) * 1e3:6.2f} ms   max {max(rtts) * 1e3:6.2f} ms   (n={len(rtts)})")
 
 
 async def main() -> None:
@@ -261,12 +274,14 @@ async def main() -> None:
     parser.add_argument("--clients", type=int, default=400)
     parser.add_argument("--tables", type=int, default=100)
     parser.add_argument("--seconds", type=float, default=20.0)
+    parser.add_argument("--warmup", type=float, default=5.0, help="seconds of play before the measured ones (s)")
     parser.add_argument("--pace", type=float, default=1.0, help="mean think time per client action (s)")
     args = parser.parse_args()
     print(f"{args.clients} clients, {args.tables} tables, {args.seconds:g} s each, "
           f"think time {args.pace:g} s mean; CPUs: {os.cpu_count()}")
     with tempfile.TemporaryDirectory() as data_dir:
-        game, updates = await measure_game(args.clients, args.tables, args.seconds, args.pace, data_dir)
+        game, updates, health = await measure_game(args.clients, args.tables, args.seconds, args.pace, data_dir,
+                                                   args.warmup)
     game_rate = len(game) / args.seconds
     echo = await measure_echo("streams", args.clients, args.seconds, args.clients / game_rate)
     echo_protocol = await measure_echo("protocol", args.clients, args.seconds, args.clients / game_rate)
@@ -277,6 +292,8 @@ async def main() -> None:
     p50 = statistics.median(game)
     print(f"action round-trip p50 / echo p50 at the same request rate = {p50 / statistics.median(echo):.2f}x "
           f"(target <= 2x); p99 action->update = {percentile(updates, 0.99) * 1e3:.2f} ms (target < 10 ms)")
+    print(f"act -> own view p99 / p50 = {percentile(updates, 0.99) / statistics.median(updates):.2f}x (target <= 5x)")
+    print(f"server, same run (warm-up included): {health}")
     print("other baselines, for comparison:")
     for label, samples in (("protocol echo, same rate", echo_protocol), ("echo at the think time", echo_same_pace)):
         report(f"  {label}", samples, args.seconds)

@@ -4,7 +4,8 @@
 late each one ran (the loop's *lag*: whatever blocked it, a slow callback, a
 commit, a garbage collection). Once a minute, if there was traffic, it logs
 one INFO line: the lag's p50, p99 and max over the minute, actions and
-requests per second, connections and tables.
+requests per second, connections and tables; and once more when the server
+stops, for the period since.
 """
 
 from __future__ import annotations
@@ -64,11 +65,15 @@ class LoopMonitor:
         if len(self._lags) < MAX_SAMPLES:
             self._lags.append(max(0.0, now - self._expected))
         if now - self._since >= self._period:
-            figures = self.take()
-            if figures.requests_per_s > 0 or figures.actions_per_s > 0:
-                log.info("%s", figures.line())
+            self.report()
         self._expected = now + TICK
         self._timer = self._loop.call_at(self._expected, self._tick)
+
+    def report(self) -> None:
+        """Log the period's figures at INFO if there was traffic, and begin a new period."""
+        figures = self.take()
+        if figures.requests_per_s > 0 or figures.actions_per_s > 0:
+            log.info("%s", figures.line())
 
     def take(self) -> Health:
         """The figures since the last ``take`` (or the start), and begin a new period."""

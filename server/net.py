@@ -407,6 +407,7 @@ class GameServer:
             self._watchdog.cancel()
         if self.monitor is not None:
             self.monitor.close()
+            self.monitor.report()  # the last figures, so a short run (a benchmark) has them too
         if self._server is not None:
             self._server.close()
         for session in list(self.sessions):
