@@ -78,8 +78,9 @@ def build_parser() -> argparse.ArgumentParser:
                         help="how long a disconnected player's decision waits for them before the server "
                         f"plays it (default {TableConfig.absent_grace:g}; a player who left or sits out is "
                         "played at once)")
-    parser.add_argument("--round-pause", type=float, default=6.0, metavar="SECONDS",
-                        help="pause after a showdown before the next deal (default 6)")
+    parser.add_argument("--round-pause", type=float, default=TableConfig.round_pause, metavar="SECONDS",
+                        help="pause after each round (a deal and its showdown or show) before the next "
+                        f"(default {TableConfig.round_pause:g})")
     parser.add_argument("--restore-grace", type=positive(float), default=LobbyConfig.restore_grace,
                         metavar="SECONDS", help="after a restart, how long a seat at a table that is not playing "
                         f"waits for its player to come back (default {LobbyConfig.restore_grace:g})")

@@ -19,9 +19,9 @@ token ``<player_id>_<secret>`` is theirs to keep (the client stores it per
 server). The store keeps only SHA-256 of the secret. A returning player proves
 who they are by presenting the token in ``hello`` and finds their balance:
 new players are granted ``starting_balance`` chips, each seated human buys in
-the table's starting stack (or their whole balance if smaller, at least the
-ante) when the game starts, and their final stack returns to their balance when
-the game is over.
+what the table's game asks (its ``GameType.buy_in``; their whole balance if
+smaller, never less than the game's least) when the game starts, and their
+final stack returns to their balance when the game is over.
 """
 
 from __future__ import annotations

@@ -16,11 +16,19 @@ from typing import Any
 import pytest
 
 from scripted_cribbage import assert_conserved, games_won, play_cribbage, seat_table
+from client.link import RequestFailed
 from protocol import messages as m
 from scripted import ScriptedClient
 from server.export import history_text
 
 GAME_SECONDS = 20  # a whole game to 121 takes well under a second or two here
+
+
+async def failure(call) -> str:
+    """The error code a request is answered with (it must fail)."""
+    with pytest.raises(RequestFailed) as info:
+        await call
+    return info.value.code
 
 
 def expected_multiplier(score: int, target: int) -> int:
@@ -109,3 +117,25 @@ async def test_games_to_61_settle_each_game_and_the_lobby_lists_the_table(durabl
         assert_settled(second, sides, 7, after, 61)
         assert_conserved(ann, 42)
         assert_conserved(bob, 42)
+
+
+async def test_each_brings_three_stakes_or_the_whole_balance_and_the_table_cashes_out(server, connect):
+    """A balance below one stake cannot sit down; a smaller one than three stakes is brought whole; after
+    the table is over every balance is what it was, less what was brought, plus the final stack."""
+    server.lobby.config.starting_balance = 250
+    async with connect("ann") as ann, connect("bob") as bob:
+        assert await failure(ann.request(m.CreateTable, name="dear", settings=m.TableSettings(
+            game="cribbage", seats=2, rules={"stake": 251}))) == "insufficient_chips"
+        await seat_table([ann, bob], 2, stake=100, target=61)  # three stakes are 300: each brings all 250
+        start = await ann.wait_for(lambda: ann.view)
+        assert [(s["stack"] + s["staked"], s["staked"]) for s in start["seats"]] == [(250, 100), (250, 100)]
+        await asyncio.wait_for(play_cribbage([ann, bob]), GAME_SECONDS)
+        if ann.view["phase"] != "over":
+            await ann.request(m.EndGame)
+        await ann.wait_for(lambda: ann.view["phase"] == "over")
+        final = {s["name"]: s["stack"] for s in ann.view["standings"]}
+        for client in (ann, bob):
+            await client.request(m.Leave)
+            balance = (await client.request(m.ListTables))["balance"]
+            assert balance == final[client.name]  # 250, less the 250 brought, plus the final stack
+        assert sum(final.values()) == 500 and sorted(final.values()) != [250, 250]  # a game was settled
