@@ -11,12 +11,14 @@ from __future__ import annotations
 import re
 import unicodedata
 from dataclasses import dataclass
-from typing import Any, Iterable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Iterable, Mapping, Sequence
 
 from textual.content import Content
 
 from engine.cards import Card, CardParseError, Suit
-from engine.contract import Part
+
+if TYPE_CHECKING:
+    from engine.contract import Part
 
 RED, GREEN, BLUE = "#ff5f5f", "#5fd75f", "#6f9fff"
 EMPTY = ""  # in :meth:`Display.card_boxes`: an empty place (a pile with no card), not a card back

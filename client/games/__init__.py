@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from .board import Board
 
-DEFAULT_GAME = "down-and-back"  # what a server that does not name its tables' game plays (protocol v1)
+DEFAULT_GAME = "down-and-back"  # where nothing names a game: the lobby's stakes column is titled after it
 
 BOARDS: dict[str, str] = {
     "down-and-back": "client.games.down_and_back.board:DownAndBackBoard",

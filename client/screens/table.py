@@ -11,7 +11,8 @@ shown nor acted on (``check_action``, here and on the board).
 
 from __future__ import annotations
 
-from typing import Any, Mapping, Sequence
+from functools import cached_property
+from typing import TYPE_CHECKING, Any, Mapping, Sequence
 
 from textual import on
 from textual.app import ComposeResult
@@ -23,7 +24,6 @@ from textual.reactive import var
 from textual.screen import Screen
 from textual.widgets import Footer, Input, Static
 
-from engine.contract import Part, describe_table_event
 from protocol import messages as m
 from protocol.messages import SERVER_NAME
 
@@ -33,6 +33,9 @@ from ..messages import PlayAction, RequestRejected, SendRequest
 from ..render import Display, render_parts
 from ..widgets.basics import Countdown, LineLog, TooSmall
 from ..widgets.table import Prompt, SeatPanel, SeatState
+
+if TYPE_CHECKING:
+    from engine.contract import Part
 
 MAX_SEATS = 5
 SIT_OUT = "sit out: played for you, not dealt in; again: back in"
@@ -126,6 +129,7 @@ class TableScreen(Screen[None]):
 
     def describe(self, event: Mapping[str, Any]) -> list[Part] | None:
         """An event in its one wording: the game's (its engine's ``describe``), else the table's own."""
+        from engine.contract import describe_table_event
         from engine.games import GAMES
 
         game = GAMES.get(self.game_of(self.view))
@@ -290,12 +294,14 @@ class TableScreen(Screen[None]):
         if not self.is_current:  # on_screen_resume refreshes them; a hidden footer must not repaint
             self._offered = ()
             return
-        offered = tuple(bool(node.check_action(action, ())) for node, action in self._binding_actions())
+        offered = tuple(bool(node.check_action(action, ())) for node, action in self._binding_actions)
         if offered != self._offered:
             self._offered = offered
             self.refresh_bindings()
 
+    @cached_property
     def _binding_actions(self) -> list[tuple[Any, str]]:
+        """Every action a key of this screen or its board runs, with the node that checks it."""
         nodes: list[Any] = [self] + ([self.board] if self.board is not None else [])
         return [(node, action) for node in nodes
                 for action in sorted({b.action.split("(")[0] for b in node.BINDINGS if isinstance(b, Binding)})]
