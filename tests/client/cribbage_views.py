@@ -29,9 +29,10 @@ def table_map(seat: int | None, settings: dict[str, Any], players: int = 2, stat
     }
 
 
-def play_until(moment: Callable[[dict[str, Any]], bool], seed: bytes = b"crib" * 8, limit: int = 5000) -> dict[str, Any]:
+def play_until(moment: Callable[[dict[str, Any]], bool], seed: bytes = b"crib" * 8, limit: int = 5000,
+               rules: dict[str, Any] | None = None) -> dict[str, Any]:
     """Seat 0's game view at the first moment ``moment(view)`` holds, the bots playing both seats."""
-    game = CRIBBAGE.new(CRIBBAGE.settings({}), [(s, NAMES[s], 300) for s in range(2)], HashRng(seed))
+    game = CRIBBAGE.new(CRIBBAGE.settings(rules or {}), [(s, NAMES[s], 300) for s in range(2)], HashRng(seed))
     for _ in range(limit):
         if game.status == Status.BETWEEN_ROUNDS:
             game.apply(None, StartRound())
@@ -75,4 +76,18 @@ def skunked_over() -> dict[str, Any]:
                       "losses": [{"seat": 1, "chips": 200, "multiplier": 2}], "gains": [{"seat": 0, "chips": 200}]}
     view["standings"] = [{"seat": 0, "name": "Ann", "stack": 500, "brought": 300},
                          {"seat": 1, "name": "Bob", "stack": 100, "brought": 300}]
+    return view
+
+
+def claiming() -> dict[str, Any]:
+    """Muggins: our count to claim in the show."""
+    return play_until(lambda v: any(e["kind"] == "claim" for e in v["legal"]), rules={"muggins": True})
+
+
+def deciding_muggins() -> dict[str, Any]:
+    """Muggins: the other's claim fell short; we may take what it missed (the bots claim exactly, so the
+    moment is the claiming one with Bob's claim in)."""
+    view = claiming()
+    view["counting"] = {**view["counting"], "seat": 1, "claimed": True}
+    view.update(legal=[{"kind": "muggins"}], to_act=[0])
     return view

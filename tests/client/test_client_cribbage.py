@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import pytest
 
-from cribbage_views import after_show, laying_away, mid_play, push, skunked_over
+from cribbage_views import after_show, claiming, deciding_muggins, laying_away, mid_play, push, skunked_over
 from protocol import messages as m
 from tui_helpers import screen_name, screen_text, table_ready, wait_for
 
@@ -154,3 +154,35 @@ async def test_the_new_table_form_creates_a_cribbage_table_with_its_settings(mak
         await wait_for(pilot, lambda: (app.view.get("game") or {}).get("players") == 3, what="the game started")
         await wait_for(pilot, lambda: screen_name(app) == "CutScreen", what="the draw for the deal")
         assert "to 61, stake 250, skunks" in screen_text(app)
+
+
+async def test_muggins_claims_and_takes_by_the_keys():
+    app = make_app()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await feed(claiming())(pilot)
+        assert "Claim your hand: 0" in screen_text(app)
+        await pilot.press("minus", "plus", "plus", "plus", "minus")  # never below the legal 0
+        await wait_for(pilot, lambda: "Claim your hand: 2" in screen_text(app), what="the claim shown")
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: acts(app), what="the claim")
+        assert acts(app) == [{"kind": "claim", "points": 2}]
+    app = make_app()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await feed(deciding_muggins())(pilot)
+        assert "Bob's hand: short!" in screen_text(app)
+        await pilot.press("y")
+        await wait_for(pilot, lambda: acts(app), what="muggins")
+        assert acts(app) == [{"kind": "muggins", "take": True}]
+
+
+async def test_the_help_at_a_cribbage_table_has_its_rules_scoring_and_keys():
+    app = make_app()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await feed(mid_play())(pilot)
+        await pilot.press("f1")
+        await wait_for(pilot, lambda: screen_name(app) == "HelpScreen", what="help")
+        source = app.screen.query_one("#rules").source
+        assert "# Cribbage" in source and "## Scoring in the show" in source and "his nobs" in source
+        assert "Lancashire" not in source  # only the table's game
+        for binding in CribbageBoard.BINDINGS:
+            assert binding.tooltip in source

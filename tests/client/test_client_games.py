@@ -48,7 +48,7 @@ async def test_down_and_back_tables_get_its_board_also_from_a_server_that_names_
         app.receive(view_push("t1", waiting_room(None)))
         await wait_for(pilot, lambda: table_ready(app), what="table")
         assert isinstance(app.table_screen.board, DownAndBackBoard)
-        assert "You host this table" in screen_text(app)
+        await wait_for(pilot, lambda: "You host this table" in screen_text(app), what="painted")
 
 
 class _Settings(dict):

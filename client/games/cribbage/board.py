@@ -128,7 +128,8 @@ class CribbageBoard(Board):
                                        view.get("starter"), owner_name, crib.get("cards", 0), went)
         hand = self.query_one(CribHand)
         hand.display = me is not None
-        hand.cards = tuple(view.get("hand") or self._counted_hand(view, me))
+        counting = view.get("counting") or {}
+        hand.cards = tuple(view.get("hand") or counting.get("cards") or self._counted_hand(view, me))
         allowed = frozenset(legal["discard"]["cards"]) if "discard" in legal else (
             frozenset(legal["play"]["cards"]) if "play" in legal else frozenset())
         if allowed != hand.allowed:
@@ -138,7 +139,8 @@ class CribbageBoard(Board):
         if "discard" in legal:
             self.query_one(HandHelper).show(view.get("hand") or (), self._own_crib(view))
         else:
-            self.query_one(HandHelper).show((), False)
+            counted = (view.get("show") or [None])[-1]
+            self.query_one(HandHelper).show((), False, counted, self.shell.names)
         if "claim" not in legal:
             self.claim_points = 0
 
@@ -214,8 +216,9 @@ class CribbageBoard(Board):
                                     (str(self.claim_points), "bold #ffd75f"), "\n", key("+"), "/", key("-"),
                                     " then ", key(d.enter))
         if "muggins" in legal:
-            return Content.assemble(("The claim fell short.", "bold"), "\n", key("y"), " take the points\n",
-                                    key("n"), " let them go")
+            counting = view.get("counting") or {}
+            return Content.assemble(name(counting.get("seat")), f"'s {counting.get('what', 'hand')}: short!\n",
+                                    key("y"), " take the points\n", key("n"), " let them go")
         if phase in ("draw", "cut", "starter") and view.get("cutter") is not None:
             return Content.assemble(name(view["cutter"]), " is cutting.")
         if phase == "discard":

@@ -167,19 +167,25 @@ def helper_rows(hand: Sequence[str], own_crib: bool, display: Display, limit: in
 
 
 class HandHelper(RowsWidget):
-    """The expected points of every discard choice (display only; ``h`` hides it)."""
+    """While laying away, the expected points of every discard choice (``h`` hides it); in the show,
+    the last count item by item (``v`` shows them all)."""
 
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
-        self.state: tuple[tuple[str, ...], bool] = ((), False)
+        self.state: tuple[Any, ...] = ((), False, None, ())
 
-    def show(self, hand: Sequence[str], own_crib: bool) -> None:
-        if (tuple(hand), own_crib) != self.state:
-            self.state = (tuple(hand), own_crib)
+    def show(self, hand: Sequence[str], own_crib: bool, counted: dict[str, Any] | None = None,
+             names: dict[int, str] | None = None) -> None:
+        state = (tuple(hand), own_crib, counted, tuple(sorted((names or {}).items())))
+        if state != self.state:
+            self.state = state
             self.changed()
 
     def build(self) -> list[Content]:
-        return helper_rows(self.state[0], self.state[1], display_of(self))
+        hand, own_crib, counted, names = self.state
+        if not hand and counted is not None:
+            return show_rows([counted], dict(names), display_of(self))
+        return helper_rows(hand, own_crib, display_of(self))
 
 
 def show_rows(show: Sequence[dict[str, Any]], names: dict[int, str], display: Display) -> list[Content]:
