@@ -99,8 +99,12 @@ class Board(Vertical):
         return False
 
     def focus_default(self) -> None:
-        """Give the keyboard to the board's main widget."""
-        self.focus()
+        """Give the keyboard to the board's main widget (its ``board-focus`` one, when shown), else the board."""
+        main = self.query(".board-focus")
+        if main and main.first().display:
+            main.first().focus()
+        else:
+            self.focus()
 
     def close(self, screen: Screen[Any]) -> None:
         """Remove ``screen`` (and anything above it) from the stack, without a result."""

@@ -83,13 +83,6 @@ class CribbageBoard(Board):
             yield CribHand(id="hand", classes="board-focus")
             yield self.prompt
 
-    def focus_default(self) -> None:
-        hand = self.query_one(CribHand)
-        if hand.display:
-            hand.focus()
-        else:
-            self.focus()
-
     @property
     def pending(self) -> bool:
         return self.shell.pending

@@ -79,13 +79,6 @@ class DownAndBackBoard(Board):
             yield HandView(id="hand", classes="board-focus")
             yield self.prompt
 
-    def focus_default(self) -> None:
-        hand = self.query_one(HandView)
-        if hand.display:
-            hand.focus()
-        else:
-            self.focus()
-
     def _parts(self, event: Mapping[str, Any]) -> list[Any] | None:
         """An event's wording for the log, or ``None``: a reveal shows in the reveal screen, and
         another seat's deal (its cards hidden from us) says nothing."""
