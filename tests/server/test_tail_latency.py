@@ -38,7 +38,7 @@ async def ping_times(client: ScriptedClient, count: int) -> list[float]:
 
 async def test_first_bot_move_after_a_start_does_not_delay_another_tables_reply(tmp_path):
     # The bots wait a little, so the pings around their first move begin after the start's own reply.
-    server = ServerProcess(tmp_path, "--bot-delay", "0.2", "--turn-timeout", "0.5", "--request-rate", "2000")
+    server = ServerProcess(tmp_path, "--bot-delay", "0.5", "--turn-timeout", "1", "--request-rate", "100000")
     await server.start()
     try:
         async with ScriptedClient(server.port, "pinger") as pinger, ScriptedClient(server.port, "host") as host:
