@@ -40,7 +40,7 @@ async def start_server(options: PracticeOptions) -> GameServer:
                         away_delay=min(options.bot_delay, 0.3), round_pause=options.round_pause)
     lobby = Lobby(LobbyConfig(table=table, seed=options.seed), f"dab-client {__version__} (practice)")
     server = GameServer(lobby, NetConfig(rate=200.0, burst=400.0))
-    await server.start("127.0.0.1", 0)
+    await server.start("127.0.0.1", 0, warm=False)  # the board warms its tables after the first paint
     return server
 
 

@@ -360,13 +360,16 @@ class GameServer:
             self.behind.discard(session)
             session.abort()
 
-    async def start(self, host: str, port: int) -> None:
+    async def start(self, host: str, port: int, warm: bool = True) -> None:
         """Listen on ``host:port``, warm first: every game builds its lookup tables
         (``GameType.warm_up``) and its fingerprint (stored at each start) now, before anyone
-        can connect, not on the loop at its first move or start, stalling every table."""
-        for game in GAMES.values():
-            game.warm_up()
-            fingerprint(game)
+        can connect, not on the loop at its first move or start, stalling every table.
+        ``warm=False`` listens at once and leaves both to their first use (a practice game,
+        whose one table must start instantly)."""
+        if warm:
+            for game in GAMES.values():
+                game.warm_up()
+                fingerprint(game)
         loop = asyncio.get_running_loop()
         self._server = await loop.create_server(lambda: ClientSession(self), host, port)
         self._watch_deadlines()

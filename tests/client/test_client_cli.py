@@ -239,3 +239,18 @@ async def test_the_practice_game_is_chosen_with_game_and_remembered(monkeypatch,
     assert await practise("--game", "cribbage", "--bots", "4") == 2  # cribbage seats at most four
     assert await practise("--game", "down-and-back", "--bots", "2") == 0 and tables[-1] == ("down-and-back", 2)
     assert ClientConfig.load().practice_game == "down-and-back"
+
+
+async def test_the_practice_server_listens_without_warming_every_game(monkeypatch):
+    """Warming every game's tables before listening (~0.3 s) is dab-server's; a practice game starts at once."""
+    from client import practice
+    from engine.games import GAMES
+
+    warmed: list[str] = []
+    for game in GAMES.values():
+        monkeypatch.setattr(game, "warm_up", lambda name=game.name: warmed.append(name))
+    server = await practice.start_server(practice.PracticeOptions(bot_delay=0))
+    try:
+        assert server.port > 0 and warmed == []
+    finally:
+        await server.close(grace=0.2)
