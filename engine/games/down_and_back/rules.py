@@ -227,7 +227,7 @@ class Game:
 
     def _allowed_in_turn(self, seat: int) -> dict[str, Any]:
         """:meth:`allowed` for the seat whose turn it is (every action of play: kept cheap)."""
-        call = self.can_call_end()
+        call = self.settings.early_call and self.called_by is None  # can_call_end(), the phase being PLAY
         if self.step == DRAW:
             return _DRAW_ALLOWED[bool(self.discard_pile), self.settings.no_take_back, call]
         hand, taken = self.players[seat].hand, self.taken_from_discard
@@ -301,6 +301,13 @@ class Game:
             self._check_table_action(action)
             return
         if self.phase == PLAY and seat == self.order[self.turn_index]:
+            # The two commonest moves, which :meth:`allowed` always permits, decided without building it.
+            if self.step == DRAW:
+                if type(action) is TakeStock or (type(action) is TakeDiscard and self.discard_pile):
+                    return
+            elif (type(action) is Discard and self.taken_from_discard is None
+                    and action.card in self.players[seat].hand):
+                return
             allowed = self._allowed_in_turn(seat)  # the seat whose turn it is: to act by definition
         elif seat not in self.players:
             raise IllegalAction(action, f"there is no player at seat {seat}")
