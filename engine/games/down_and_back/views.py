@@ -22,14 +22,17 @@ def legal_summary(game: Game, seat: int, hand: list[str] | None = None) -> list[
     ``hand`` may pass the seat's hand as text when the caller already has it.
     """
     summary: list[dict[str, Any]] = []
+    append = summary.append
     for kind, value in game.allowed(seat).items():
-        if kind == "cut":
-            summary.append({"kind": "cut", "min": value[0], "max": value[1]})
+        if value is None:  # take_stock, take_discard, skip, call_end: the kind alone
+            append({"kind": kind})
         elif kind == "discard":
             whole_hand = hand is not None and value is game.players[seat].hand
-            summary.append({"kind": "discard", "cards": list(hand) if whole_hand else [c.text for c in value]})
+            append({"kind": "discard", "cards": list(hand) if whole_hand else [c.text for c in value]})
+        elif kind == "cut":
+            append({"kind": "cut", "min": value[0], "max": value[1]})
         else:
-            summary.append({"kind": kind})
+            append({"kind": kind})
     return summary
 
 
