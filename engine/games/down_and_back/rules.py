@@ -293,6 +293,14 @@ class Game:
 
     def check(self, seat: int | None, action: Action) -> None:
         """Raise the typed error that :meth:`apply` would raise; change nothing."""
+        if self.phase == PLAY and seat == self.order[self.turn_index]:
+            # The two commonest moves, which :meth:`allowed` always permits, decided before anything else.
+            if self.step == DRAW:
+                if type(action) is TakeStock or (type(action) is TakeDiscard and self.discard_pile):
+                    return
+            elif (type(action) is Discard and self.taken_from_discard is None
+                    and action.card in self.players[seat].hand):
+                return
         if self.phase == OVER:
             raise IllegalAction(action, "the game is over")
         if isinstance(action, TABLE_ACTIONS):
@@ -301,13 +309,6 @@ class Game:
             self._check_table_action(action)
             return
         if self.phase == PLAY and seat == self.order[self.turn_index]:
-            # The two commonest moves, which :meth:`allowed` always permits, decided without building it.
-            if self.step == DRAW:
-                if type(action) is TakeStock or (type(action) is TakeDiscard and self.discard_pile):
-                    return
-            elif (type(action) is Discard and self.taken_from_discard is None
-                    and action.card in self.players[seat].hand):
-                return
             allowed = self._allowed_in_turn(seat)  # the seat whose turn it is: to act by definition
         elif seat not in self.players:
             raise IllegalAction(action, f"there is no player at seat {seat}")
