@@ -149,24 +149,12 @@ class Player:
             assert welcome is not None
             if self.token is not None:
                 assert welcome.resumed and welcome.player_id == self.player_id
-                if self.seat is not None and expect_seat and not self._seat_freed_by_grace(welcome):
+                if self.seat is not None and expect_seat:
                     assert (welcome.table_id, welcome.seat) == (self.table_id, self.seat), (self.name, welcome)
             self.token, self.player_id = welcome.token, welcome.player_id
             self.connections += 1
             self.client = client
             return client
-
-    def _seat_freed_by_grace(self, welcome: m.Welcome) -> bool:
-        """A game that ended just before a kill: a reconnect slower than the restore grace (a loaded
-        machine) finds its seat at the finished table freed, as documented; a running game never does."""
-        if welcome.table_id is not None:
-            return False
-        conn = sqlite3.connect(f"file:{self.server.db}?mode=ro", uri=True)
-        try:
-            row = conn.execute("SELECT state FROM tables WHERE table_id = ?", (self.table_id,)).fetchone()
-        finally:
-            conn.close()
-        return row is not None and row[0] in ("finished", "closed")
 
     async def disconnect(self) -> None:
         if self.client is not None:
