@@ -27,7 +27,7 @@ from protocol.messages import DEFAULT_PORT
 
 from . import __version__
 from .lobby import Lobby, LobbyConfig
-from .net import GameServer, NetConfig
+from .net import GameServer, NetConfig, warm_games
 from .limits import address_key
 from .ssh_config import SshConfig, loopback
 from .store import DB_NAME, Store, StoreError
@@ -183,6 +183,7 @@ async def serve(args: argparse.Namespace, store: Store | None = None) -> int:
             store.close()
         return 0
     lobby_config, net_config = config_from(args, store)
+    warm_games()  # before the restore arms its timers (see warm_games)
     try:
         lobby = Lobby(lobby_config, f"dab-server {__version__}")
     except StoreError as exc:
@@ -192,7 +193,7 @@ async def serve(args: argparse.Namespace, store: Store | None = None) -> int:
         return 2
     server = GameServer(lobby, net_config)
     try:
-        await server.start(args.host, args.port)
+        await server.start(args.host, args.port, warm=False)  # warmed above
     except OSError as exc:
         log.error("cannot listen on %s:%s: %s", args.host, args.port, exc.strerror or exc)
         lobby.close()

@@ -318,6 +318,16 @@ class ClientSession(asyncio.Protocol):
         self.server.lobby.welcomed(welcome.player_id)
 
 
+def warm_games() -> None:
+    """Every game builds its lookup tables (``GameType.warm_up``) and its fingerprint now.
+
+    dab-server calls this before it restores its tables: a restored table's timers (the
+    restore grace, deadlines) must not run down while the tables are built."""
+    for game in GAMES.values():
+        game.warm_up()
+        fingerprint(game)
+
+
 class GameServer:
     def __init__(self, lobby: Lobby, net: NetConfig | None = None) -> None:
         self.lobby = lobby
@@ -367,9 +377,7 @@ class GameServer:
         ``warm=False`` listens at once and leaves both to their first use (a practice game,
         whose one table must start instantly)."""
         if warm:
-            for game in GAMES.values():
-                game.warm_up()
-                fingerprint(game)
+            warm_games()
         loop = asyncio.get_running_loop()
         self._server = await loop.create_server(lambda: ClientSession(self), host, port)
         self._watch_deadlines()
