@@ -353,7 +353,13 @@ class GameType(Protocol):
 
     def public_round(self, record: Mapping[str, Any]) -> dict[str, Any]:
         """What every player may see of a :meth:`round_record` (a ``history`` item): hands
-        stay hidden except what the round showed everyone."""
+        stay hidden except what the round showed everyone. Besides the game's own fields it
+        holds ``players`` (``[{"seat", "name", ...}]``, the seats dealt in), ``stacks`` (as in the
+        record) and ``abandoned`` (the game ended before the round did)."""
+
+    def round_outcome(self, public: Mapping[str, Any], seat: int) -> str:
+        """How a round went for one of its ``players`` (``seat``), in a few words, from its
+        :meth:`public_round`: the result column of a player's history ("won the pot of 40")."""
 
     def summary(self, game: Game) -> str:
         """A short line for lobbies and history: the round, and who leads or won."""

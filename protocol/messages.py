@@ -88,6 +88,13 @@ __all__ = [
     "SitOut",
     "Chat",
     "History",
+    "PastRounds",
+    "PastGames",
+    "Replay",
+    "Leaderboard",
+    "SetHidden",
+    "OfferRematch",
+    "AnswerRematch",
     "Ping",
     # server -> client
     "Welcome",
@@ -699,6 +706,81 @@ class History(Request):
     type: ClassVar[str] = "history"
     id: int = _f(REQUEST_ID)
     limit: int = _f(Int(1, 100), 10)
+
+
+CURSOR = Nullable(Int(0, 2**53))
+PAGE = Int(1, 50)
+
+
+@_message
+class PastRounds(Request):
+    """Your own finished rounds, newest first, a page at a time (``before``: the last page's ``next``);
+    ``table_id``: at that table only. Ok result ``{rounds: [...], next}``."""
+
+    type: ClassVar[str] = "past_rounds"
+    id: int = _f(REQUEST_ID)
+    table_id: str | None = _f(Nullable(TABLE_ID), None)
+    before: int | None = _f(CURSOR, None)
+    limit: int = _f(PAGE, 20)
+
+
+@_message
+class PastGames(Request):
+    """Your own games over, newest first, a page at a time. Ok result ``{games: [...], next}``."""
+
+    type: ClassVar[str] = "past_games"
+    id: int = _f(REQUEST_ID)
+    before: int | None = _f(CURSOR, None)
+    limit: int = _f(PAGE, 20)
+
+
+@_message
+class Replay(Request):
+    """The steps of one finished round as you could see them, from step ``from_step`` on, as many as
+    fit one reply. Ok result ``{game_name, table_id, round, seat, total, steps, next}``."""
+
+    type: ClassVar[str] = "replay"
+    id: int = _f(REQUEST_ID)
+    table_id: str = _f(TABLE_ID)
+    round: int = _f(Int(1, 2**31 - 1))
+    from_step: int = _f(Int(0, 2**31 - 1), 0)
+
+
+@_message
+class Leaderboard(Request):
+    """The server's players by chip balance or by games won (``game``: of that game only)."""
+
+    type: ClassVar[str] = "leaderboard"
+    id: int = _f(REQUEST_ID)
+    by: str = _f(Str(choices=("chips", "wins")), "chips")
+    game: str | None = _f(Nullable(GAME_NAME), None)
+    limit: int = _f(PAGE, 20)
+
+
+@_message
+class SetHidden(Request):
+    """``hidden=true``: leave me out of the leaderboard (kept across connections and restarts)."""
+
+    type: ClassVar[str] = "set_hidden"
+    id: int = _f(REQUEST_ID)
+    hidden: bool = _f(Bool())
+
+
+@_message
+class OfferRematch(Request):
+    """Host only, at game over: offer the table's players a new game, same seats, same settings."""
+
+    type: ClassVar[str] = "offer_rematch"
+    id: int = _f(REQUEST_ID)
+
+
+@_message
+class AnswerRematch(Request):
+    """Accept or decline the rematch offered at your table."""
+
+    type: ClassVar[str] = "answer_rematch"
+    id: int = _f(REQUEST_ID)
+    accept: bool = _f(Bool())
 
 
 @_message

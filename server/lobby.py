@@ -44,6 +44,7 @@ from engine.games import GAMES, find_game
 from engine.rng import HashRng
 from protocol import messages as m
 
+from .archive import Archive
 from .errors import RequestError
 from .limits import Backoff, PeerLog
 from .store import Store, StoreBusy, StoreError, StoreFailed, secret_hash
@@ -159,6 +160,7 @@ class Lobby:
         if config.seed is not None:
             log.warning("*** a fixed shuffle seed is set (--seed): every deal can be predicted by whoever knows "
                         "it. This is NOT A FAIR GAME: use it for tests and replays only. ***")
+        self.archive = Archive(self)
         if self.store is not None:
             try:
                 self._restore()
@@ -408,6 +410,7 @@ class Lobby:
                 assert player.balance + sign * amount >= 0, (player_id, kind, amount)
                 player.balance += sign * amount
                 player.played = True
+        self.archive.changed()
         if self.store is not None:
             self.store.move_chips(table.table_id, kind, moves)
 
@@ -455,11 +458,18 @@ class Lobby:
     def table_finished(self, table: Table) -> None:
         """A finished table stays for its standings until everyone has left."""
 
-    def round_finished(self, player_ids: list[str], public: dict[str, Any]) -> None:
-        """Without a store, each player keeps their last rounds for ``history`` away from tables."""
+    def round_finished(self, table: Table, record: dict[str, Any], public: dict[str, Any],
+                       rows: list[tuple[str, dict[str, Any]]]) -> None:
+        """Without a store, each player keeps their last rounds for ``history`` away from tables
+        (and the archive its lines and replays)."""
         if self.store is None:
-            for player_id in player_ids:
-                self.players[player_id].rounds.append(public)
+            for info in table.seats.values():
+                if info.player_id is not None:
+                    self.players[info.player_id].rounds.append(public)
+        self.archive.round_finished(table, record, public, rows)
+
+    def game_finished(self, table: Table, rows: list[tuple[str, dict[str, Any]]]) -> None:
+        self.archive.game_finished(table, rows)
 
     def summaries(self) -> tuple[m.TableSummary, ...]:
         """The lobby list: waiting tables first, then playing, then finished, as
@@ -829,12 +839,19 @@ class Lobby:
     def _ping(self, player: PlayerRecord, msg: m.Ping) -> None:
         return None
 
+    def _archived(name: str) -> Callable[..., Any]:  # type: ignore[misc]
+        """A request the archive answers (server.archive)."""
+        return lambda lobby, player, msg: getattr(lobby.archive, name)(player, msg)
+
     _handlers: dict[type, Callable[..., Any]] = {
         m.ListTables: _list_tables, m.CreateTable: _create_table, m.Join: _join, m.Watch: _watch,
         m.Leave: _leave, m.Start: _start, m.AddBot: _add_bot, m.RemoveBot: _remove_bot,
         m.EndGame: _end_game, m.Act: _act, m.SitOut: _sit_out, m.Chat: _chat, m.History: _history,
-        m.Ping: _ping,
+        m.Ping: _ping, m.PastRounds: _archived("past_rounds"), m.PastGames: _archived("past_games"),
+        m.Replay: _archived("replay"), m.Leaderboard: _archived("leaderboard"),
+        m.SetHidden: _archived("set_hidden"),
     }
+    del _archived
 
     def close(self) -> None:
         """Stop timers and close the store; seats and games stay stored for the next start."""
@@ -850,7 +867,8 @@ class Lobby:
             log.info("store: %d commits", self.store.commits)
             self.store.close()
 
-_READ_ONLY = frozenset({m.ListTables, m.History, m.Ping})  # requests that never write: no lock needed
+_READ_ONLY = frozenset({m.ListTables, m.History, m.Ping, m.PastRounds, m.PastGames, m.Replay, m.Leaderboard})
+"""Requests that never write: no lock needed."""
 
 
 class _UnitOfWork:

@@ -56,11 +56,20 @@ class NetConfig:
 HISTORY_ROUNDS_PER_MESSAGE = 10  # a history request counts as one message per 10 rounds it asks for (PROTOCOL.md §10)
 
 
+REPLAY_COST = 5  # a replay page counts as this many messages (PROTOCOL.md §10; benchmarks/bench_history.py)
+LEADERBOARD_COST = 2
+
+
 def message_cost(message: m.Message) -> int:
-    """What a request counts against the rate limit: ``history`` in proportion to the rounds asked for,
-    so one connection cannot spend more than a small share of the loop on it."""
-    if isinstance(message, m.History):
+    """What a request counts against the rate limit: ``history`` and the pages of one's past in
+    proportion to the lines asked for, a replay and the leaderboard as several messages, so one
+    connection cannot spend more than a small share of the loop on them."""
+    if isinstance(message, (m.History, m.PastRounds, m.PastGames)):
         return -(-message.limit // HISTORY_ROUNDS_PER_MESSAGE)
+    if isinstance(message, m.Replay):
+        return REPLAY_COST
+    if isinstance(message, m.Leaderboard):
+        return LEADERBOARD_COST
     return 1
 
 

@@ -14,7 +14,7 @@ import json
 import logging
 from typing import TYPE_CHECKING, Any
 
-from engine.contract import Game, SetAway, StartRound, Status
+from engine.contract import Game, SetAway, SitIn, StartRound, Status
 from engine.errors import EngineError
 from engine.fingerprint import fingerprint
 from engine.rng import HashRng
@@ -58,7 +58,7 @@ def _replay(table: "Table", row: TableRow) -> None:
     try:
         game = game_type.new(game_type.settings(row.game_settings), row.initial_players, HashRng.from_data(row.rng))
         table.game = game
-        table.rounds.chip_history = [table.stacks()]
+        table.rounds.game_started()
         for seat, data in row.actions:
             action = game_type.action_from_data(data)
             before = game.status
@@ -90,10 +90,13 @@ def _from_checkpoint(table: "Table", row: TableRow) -> None:
     except (EngineError, KeyError, TypeError, ValueError) as exc:
         raise StoreError(f"table {table.table_id}: this engine cannot read the stored checkpoint ({exc}); "
                          "run the dab-server version that started the game") from None
+    rounds = table.rounds
+    rounds.brought = {seat: chips for seat, _, chips in table.game.initial_players}
     for _, data in row.actions:
         if data.get("kind") == SetAway.kind:
             (table.away.add if data["away"] else table.away.discard)(data["seat"])
-    rounds = table.rounds
+        elif data.get("kind") == SitIn.kind:
+            rounds.brought[data["seat"]] = data["chips"]
     starts = [i for i, (_, a) in enumerate(row.actions) if a.get("kind") == StartRound.kind]
     rounds.round_first_seq = starts[-1] if starts else 0
     rounds.rounds_started = len(starts)
@@ -104,6 +107,7 @@ def _from_checkpoint(table: "Table", row: TableRow) -> None:
     rounds.chip_history += [{int(s): v for s, v in r["stacks"].items()} for r in stored if r["result"]]
     if table.game.status is Status.OVER:
         rounds.chip_history.append(table.stacks())
+    rounds.between_rounds()  # a round under way when the engine changed has no opening: it cannot be replayed
     table.engine_outdated = row.engine is not None  # the lobby marks it checkpoint-only once every table is back
 
 

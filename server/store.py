@@ -71,7 +71,7 @@ from typing import Any, Callable, Iterable, Iterator, Sequence
 
 from engine.games import find_game
 
-from .history import public_round
+from .history import game_rows, public_round, round_rows
 
 DB_NAME = "down-and-back.sqlite3"
 LOCK_NAME = "dab-server.lock"
@@ -239,6 +239,73 @@ CREATE TABLE chat (
 ) WITHOUT ROWID;
 """
 
+# Each player's finished rounds and games, indexed by player in the server's order, for the
+# past_rounds and past_games requests (one index range a page however many rounds are stored), and
+# whether a player hides from the leaderboard. Filled in from the stored rounds and ledger
+# (_v6_player_history).
+_V6_PLAYER_HISTORY = """
+CREATE TABLE player_rounds (
+    player_id TEXT NOT NULL REFERENCES players (player_id),
+    seq       INTEGER NOT NULL,               -- the round's rounds.seq
+    table_id  TEXT NOT NULL,
+    round_no  INTEGER NOT NULL,
+    seat      INTEGER NOT NULL,
+    chips     INTEGER NOT NULL,               -- won (+) or lost (-) in the round
+    result    TEXT NOT NULL,                  -- the game's words for it (GameType.round_outcome)
+    PRIMARY KEY (player_id, seq)
+) WITHOUT ROWID;
+CREATE UNIQUE INDEX player_rounds_by_round ON player_rounds (table_id, round_no, player_id);
+CREATE TABLE player_games (
+    player_id   TEXT NOT NULL REFERENCES players (player_id),
+    seq         INTEGER NOT NULL,             -- the order games ended on this server
+    table_id    TEXT NOT NULL REFERENCES tables (table_id),
+    game        TEXT NOT NULL,
+    seat        INTEGER NOT NULL,
+    rounds      INTEGER NOT NULL,
+    chips       INTEGER NOT NULL,             -- cashed out minus bought in
+    won         INTEGER NOT NULL,             -- the most chips won at the table (server.history.game_rows)
+    finished_at REAL NOT NULL,
+    PRIMARY KEY (player_id, seq)
+) WITHOUT ROWID;
+CREATE INDEX player_games_by_seq ON player_games (seq);
+ALTER TABLE players ADD COLUMN hidden INTEGER NOT NULL DEFAULT 0;
+"""
+
+
+def _v6_player_history(conn: sqlite3.Connection) -> None:
+    """Each player's rounds and games from what is stored: seats from the buy-ins, chips from the stacks."""
+    _script(_V6_PLAYER_HISTORY)(conn)
+    owners = {(t, s): p for t, s, p in conn.execute(
+        "SELECT table_id, seat, player_id FROM ledger WHERE kind = 'buy_in' AND player_id IS NOT NULL")}
+    brought = dict(((t, s), a) for t, s, a in conn.execute(
+        "SELECT table_id, seat, amount FROM ledger WHERE kind = 'buy_in' ORDER BY entry"))
+    before: dict[tuple[str, int], int] = {}
+    for seq, table_id, game, raw in conn.execute(
+        "SELECT r.seq, r.table_id, t.game, r.public FROM rounds r JOIN tables t USING (table_id) ORDER BY r.seq"
+    ).fetchall():
+        public = json.loads(raw)
+        stacks = {int(s): v for s, v in public["stacks"].items()}
+        rows = round_rows(find_game(game), public, {s: owners.get((table_id, s)) for s in stacks},
+                          {s: before.get((table_id, s), brought.get((table_id, s), v)) for s, v in stacks.items()})
+        conn.executemany("INSERT INTO player_rounds (player_id, seq, table_id, round_no, seat, chips, result) "
+                         "VALUES (?, ?, ?, ?, ?, ?, ?)",
+                         [(p, seq, table_id, public["round"], r["seat"], r["chips"], r["result"]) for p, r in rows])
+        before.update({(table_id, s): v for s, v in stacks.items()})
+    games = conn.execute(
+        "SELECT t.table_id, t.game, t.finished_at, (SELECT count(*) FROM rounds r WHERE r.table_id = t.table_id) "
+        "FROM tables t WHERE t.rng IS NOT NULL AND t.finished_at IS NOT NULL ORDER BY t.finished_at, t.table_no"
+    ).fetchall()
+    for seq, (table_id, game, finished_at, rounds) in enumerate(games, 1):
+        net = {seat: chips for seat, chips in conn.execute(
+            "SELECT seat, sum(CASE kind WHEN 'cash_out' THEN amount ELSE -amount END) FROM ledger "
+            "WHERE table_id = ? AND kind IN ('buy_in', 'cash_out') GROUP BY seat", (table_id,))}
+        conn.executemany(
+            "INSERT INTO player_games (player_id, seq, table_id, game, seat, rounds, chips, won, finished_at) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            [(p, seq, table_id, game, r["seat"], rounds, r["chips"], int(r["won"]), finished_at)
+             for p, r in game_rows(net, {s: owners.get((table_id, s)) for s in net})])
+
+
 # (version it produces, what it does, how). Append only; never edit a released step.
 MIGRATIONS: list[tuple[int, str, Migration]] = [
     (1, "initial schema", _script(_V1)),
@@ -246,6 +313,8 @@ MIGRATIONS: list[tuple[int, str, Migration]] = [
     (3, "spectators: who watches which table, restored like seats", _script(_V3_SPECTATORS)),
     (4, "tables: the game each table plays (engine.games.find_game)", _script(_V4_GAME)),
     (5, "chat: each table's recent chat, sent again after a restart", _script(_V5_CHAT)),
+    (6, "player_rounds, player_games, players.hidden: each player's history and the leaderboard",
+     _v6_player_history),
 ]
 
 
@@ -735,14 +804,46 @@ class Store:
     def set_engine(self, table_id: str, engine: str | None) -> None:
         self._write("UPDATE tables SET engine = ? WHERE table_id = ?", (engine, table_id))
 
-    def add_round(self, table_id: str, record: dict[str, Any], public: dict[str, Any]) -> None:
-        """A finished round in full, with what players may see of it, next in the server's order."""
+    def add_round(
+        self, table_id: str, record: dict[str, Any], public: dict[str, Any],
+        rows: Sequence[tuple[str, dict[str, Any]]] = (),
+    ) -> None:
+        """A finished round in full, with what players may see of it, next in the server's order,
+        and its line in each player's history (``rows``: :func:`server.history.round_rows`)."""
         self._write(
             "INSERT INTO rounds (table_id, round_no, first_seq, last_seq, finished_at, record, public, seq) "
             "VALUES (?, ?, ?, ?, ?, ?, ?, (SELECT coalesce(max(seq), 0) + 1 FROM rounds))",
             (table_id, record["round"], record["first_seq"], record["last_seq"], record["finished_at"], _json(record),
              _json(public)),
         )
+        self._write_many(
+            "INSERT INTO player_rounds (player_id, seq, table_id, round_no, seat, chips, result) "
+            "SELECT ?, seq, table_id, round_no, ?, ?, ? FROM rounds WHERE table_id = ? AND round_no = ?",
+            [(p, r["seat"], r["chips"], r["result"], table_id, record["round"]) for p, r in rows],
+        )
+
+    def add_game(self, table_id: str, game: str, rounds: int, rows: Sequence[tuple[str, dict[str, Any]]]) -> None:
+        """A game over, in each of its players' history (``rows``: :func:`server.history.game_rows`),
+        next in the server's order of games."""
+        now = time.time()
+        self._write_many(
+            "INSERT INTO player_games (player_id, seq, table_id, game, seat, rounds, chips, won, finished_at) "
+            "VALUES (?, (SELECT coalesce(max(seq), 0) + 1 FROM player_games WHERE table_id != ?), ?, ?, ?, ?, ?, ?, ?)",
+            [(p, table_id, table_id, game, r["seat"], rounds, r["chips"], int(r["won"]), now) for p, r in rows],
+        )
+
+    def set_hidden(self, player_id: str, hidden: bool) -> None:
+        """Whether the player is left out of the leaderboard."""
+        self._write("UPDATE players SET hidden = ? WHERE player_id = ?", (int(hidden), player_id))
+
+    def hidden_players(self) -> set[str]:
+        """Who is left out of the leaderboard."""
+        return {player_id for (player_id,) in self.conn.execute("SELECT player_id FROM players WHERE hidden")}
+
+    def game_stats(self) -> Iterator[tuple[str, str, int, int]]:
+        """``(player_id, game, games played, games won)`` for every player who finished a game."""
+        yield from self.conn.execute(
+            "SELECT player_id, game, count(*), sum(won) FROM player_games GROUP BY player_id, game")
 
     def load_tables(self, states: Sequence[str] = ("waiting", "playing", "finished")) -> list[TableRow]:
         """Every table in one of ``states``, with seats and (for started games) the action log."""
@@ -806,6 +907,47 @@ class Store:
         return log
 
     # ------------------------------------------------------------ history
+
+    def past_rounds(
+        self, player_id: str, table_id: str | None, before: int | None, limit: int,
+    ) -> list[dict[str, Any]]:
+        """The player's own finished rounds (at ``table_id`` only, if given), newest first, from
+        ``before`` (a ``seq``, exclusive) on: one range of an index, however many rounds are stored."""
+        where = " AND pr.table_id = ?" if table_id is not None else ""
+        params = (player_id, before if before is not None else 1 << 62, *([table_id] if table_id else []), limit)
+        return [
+            {"seq": seq, "table_id": tid, "table_name": name, "game_name": game, "round": number, "seat": seat,
+             "chips": chips, "result": result, "finished_at": finished}
+            for seq, tid, name, game, number, seat, chips, result, finished in self.conn.execute(
+                "SELECT pr.seq, pr.table_id, t.name, t.game, pr.round_no, pr.seat, pr.chips, pr.result, r.finished_at "
+                "FROM player_rounds pr JOIN rounds r ON r.table_id = pr.table_id AND r.round_no = pr.round_no "
+                f"JOIN tables t ON t.table_id = pr.table_id WHERE pr.player_id = ? AND pr.seq < ?{where} "
+                "ORDER BY pr.seq DESC LIMIT ?", params)
+        ]
+
+    def past_games(self, player_id: str, before: int | None, limit: int) -> list[dict[str, Any]]:
+        """The player's games over, newest first, from ``before`` (a ``seq``, exclusive) on."""
+        return [
+            {"seq": seq, "table_id": tid, "table_name": name, "game_name": game, "seat": seat, "rounds": rounds,
+             "chips": chips, "won": bool(won), "finished_at": finished}
+            for seq, tid, name, game, seat, rounds, chips, won, finished in self.conn.execute(
+                "SELECT pg.seq, pg.table_id, t.name, pg.game, pg.seat, pg.rounds, pg.chips, pg.won, pg.finished_at "
+                "FROM player_games pg JOIN tables t USING (table_id) WHERE pg.player_id = ? AND pg.seq < ? "
+                "ORDER BY pg.seq DESC LIMIT ?", (player_id, before if before is not None else 1 << 62, limit))
+        ]
+
+    def round_for_replay(self, table_id: str, round_no: int) -> tuple[str, dict[str, Any]] | None:
+        """A finished round's game and full record (None: no such round)."""
+        row = self.conn.execute(
+            "SELECT t.game, CAST(r.record AS BLOB) FROM rounds r JOIN tables t USING (table_id) "
+            "WHERE r.table_id = ? AND r.round_no = ?", (table_id, round_no)).fetchone()
+        return None if row is None else (row[0], self._round(table_id, round_no, "record", row[1]))
+
+    def seat_in_round(self, player_id: str, table_id: str, round_no: int) -> int | None:
+        """The player's seat in that round if they were dealt in (None otherwise)."""
+        row = self.conn.execute("SELECT seat FROM player_rounds WHERE table_id = ? AND round_no = ? AND player_id = ?",
+                                (table_id, round_no, player_id)).fetchone()
+        return None if row is None else row[0]
 
     def rounds(self, table_id: str, limit: int) -> list[dict[str, Any]]:
         """The last ``limit`` finished rounds of a table, oldest first."""
@@ -905,7 +1047,9 @@ class Store:
                 "rng": json.loads(rng) if over else None,
                 "actions": [[s, a] for s, a in self.actions(tid)] if over else None,
                 "final_stacks": json.loads(stacks) if over and stacks else None,
-                "rounds": self.rounds(tid, 1 << 30),
+                # a round's opening holds the RNG's state then: while the game runs it would tell later deals
+                "rounds": [r if over else {k: v for k, v in r.items() if k != "opening"}
+                           for r in self.rounds(tid, 1 << 30)],
             }
         except (TypeError, ValueError) as exc:
             raise StoreError(f"{self.path}: table {tid}: the stored game is damaged ({exc}); "

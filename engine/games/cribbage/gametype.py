@@ -9,7 +9,7 @@ from ...rng import HashRng
 from .actions import Action, action_from_data
 from .bots import strong_action, timeout_action
 from .events import describe
-from .rounds import public_round, round_record
+from .rounds import public_round, round_outcome, round_record
 from .scoring import RANK_POINTS
 from .rules import MAX_PLAYERS, MIN_PLAYERS, OVER, SETTING_FIELDS, Game, Settings
 from .views import decision_view
@@ -51,6 +51,9 @@ class Cribbage:
 
     def public_round(self, record: Mapping[str, Any]) -> dict[str, Any]:
         return public_round(record)
+
+    def round_outcome(self, public: Mapping[str, Any], seat: int) -> str:
+        return round_outcome(public, seat)
 
     def describe(self, event: Mapping[str, Any]) -> list[Part] | None:
         return describe(event)

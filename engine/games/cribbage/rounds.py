@@ -42,3 +42,14 @@ def public_round(record: Mapping[str, Any]) -> dict[str, Any]:
         "scores": result["scores"] if result else None, "show": result["show"] if result else [],
         "won": result["won"] if result else None,
     }
+
+
+def round_outcome(public: Mapping[str, Any], seat: int) -> str:
+    """How the deal went for ``seat``, in a few words: a history line's result."""
+    if public["abandoned"]:
+        return "ended mid-deal: stakes back"
+    won = public["won"]
+    if won is not None:
+        verb = "won" if seat in won["winners"] else "lost"
+        return f"{verb} game {won['game']} ({'-'.join(map(str, won['scores']))})"
+    return f"game {public['game']}, deal {public['deal']}: {'-'.join(map(str, public['scores']))}"

@@ -9,7 +9,7 @@ from ...rng import HashRng
 from .actions import Action, action_from_data
 from .bots import baseline_action, timeout_action
 from .events import describe
-from .rounds import public_round, round_record
+from .rounds import public_round, round_outcome, round_record
 from .tables import warm_up
 from .rules import MAX_PLAYERS, MIN_PLAYERS, OVER, SETTING_FIELDS, Game, Settings
 from .views import decision_view
@@ -52,6 +52,9 @@ class DownAndBack:
 
     def public_round(self, record: Mapping[str, Any]) -> dict[str, Any]:
         return public_round(record)
+
+    def round_outcome(self, public: Mapping[str, Any], seat: int) -> str:
+        return round_outcome(public, seat)
 
     def describe(self, event: Mapping[str, Any]) -> list[Part] | None:
         return describe(event)

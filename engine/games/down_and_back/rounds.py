@@ -56,3 +56,15 @@ def public_round(record: Mapping[str, Any]) -> dict[str, Any]:
             "winner": result["winner"], "carried": result["carried"],
         })
     return public
+
+
+def round_outcome(public: Mapping[str, Any], seat: int) -> str:
+    """How the round went for ``seat`` (dealt in), in a few words: a history line's result."""
+    if public["abandoned"]:
+        return "ended before the showdown: ante back"
+    if public["winner"] == seat:
+        return f"won the pot of {public['pot']}"
+    if public["winner"] is None:
+        won = [name for name, who in (("down", public["down_winner"]), ("back", public["back_winner"])) if who == seat]
+        return f"won {won[0]}: the pot carries" if won else "lost: the pot carries"
+    return "lost"
