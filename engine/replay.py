@@ -14,6 +14,8 @@ split or a crib discard names cards nobody else has seen yet).
 
 from __future__ import annotations
 
+import copy
+import json
 from typing import Any, Mapping, Sequence
 
 from .contract import GameType
@@ -51,9 +53,11 @@ def replay_steps(
         for actor, data in actions:
             records = game.apply(actor, game_type.action_from_data(data))
             produced.extend(r.to_data() for r in records)
-            steps.append({"seat": actor, "events": [r.for_seat(seat) for r in records], "view": game.view(seat)})
+            # copied: a view may share lists with the game (Cribbage's show), which the next action changes
+            steps.append(copy.deepcopy({"seat": actor, "events": [r.for_seat(seat) for r in records],
+                                        "view": game.view(seat)}))
     except (EngineError, KeyError, TypeError, ValueError) as exc:
         raise ReplayMismatch(f"the round does not replay ({exc})") from None
-    if produced != list(recorded):
+    if json.loads(json.dumps(produced)) != list(recorded):  # the record was stored as JSON
         raise ReplayMismatch("the round replays differently from what was recorded")
     return steps

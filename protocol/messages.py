@@ -93,8 +93,6 @@ __all__ = [
     "Replay",
     "Leaderboard",
     "SetHidden",
-    "OfferRematch",
-    "AnswerRematch",
     "Ping",
     # server -> client
     "Welcome",
@@ -764,23 +762,6 @@ class SetHidden(Request):
     type: ClassVar[str] = "set_hidden"
     id: int = _f(REQUEST_ID)
     hidden: bool = _f(Bool())
-
-
-@_message
-class OfferRematch(Request):
-    """Host only, at game over: offer the table's players a new game, same seats, same settings."""
-
-    type: ClassVar[str] = "offer_rematch"
-    id: int = _f(REQUEST_ID)
-
-
-@_message
-class AnswerRematch(Request):
-    """Accept or decline the rematch offered at your table."""
-
-    type: ClassVar[str] = "answer_rematch"
-    id: int = _f(REQUEST_ID)
-    accept: bool = _f(Bool())
 
 
 @_message

@@ -9,6 +9,7 @@ reverse, fails here. Every scenario runs against the real server of the
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import importlib.util
 import json
 import re
@@ -691,6 +692,39 @@ async def _(env: Env) -> None:
         assert await ann.request(m.ListTables)  # the server carries on
 
 
+@provokes("leaderboard", "no_such_game")
+async def _(env: Env) -> None:
+    async with env.connect("ann") as ann:
+        assert await failure(ann.request(m.Leaderboard, game="chess")) == "no_such_game"
+
+
+async def _one_round(env: Env, client: ScriptedClient) -> str:
+    """``client`` plays one round against a bot, and the game goes on; the table's id."""
+    table_id = await env.playing(client)
+    while not (await client.request(m.PastRounds))["rounds"]:
+        view = await client.wait_for(lambda: client.view.get("legal") and client.view)
+        with contextlib.suppress(RequestFailed):
+            await client.act(baseline_action(view).to_data())
+        await client.wait_for(lambda: client.view is not view)
+    return table_id
+
+
+@provokes("replay", "no_such_round")
+async def _(env: Env) -> None:
+    async with env.connect("ann") as ann, env.connect("eve") as eve:
+        table_id = await _one_round(env, ann)
+        assert await failure(eve.request(m.Replay, table_id=table_id, round=1)) == "no_such_round"  # not hers
+        assert await failure(ann.request(m.Replay, table_id=table_id, round=2)) == "no_such_round"  # under way
+
+
+@provokes("replay", "no_replay")
+async def _(env: Env) -> None:
+    async with env.connect("ann") as ann:
+        table_id = await _one_round(env, ann)
+        env.lobby.archive._records[(table_id, 1)][1]["opening"] = None  # as stored before replays were kept
+        assert await failure(ann.request(m.Replay, table_id=table_id, round=1)) == "no_replay"
+
+
 DOCUMENTED = sorted({(r, c) for r, codes in SPEC.request_errors.items() for c in codes} |
                     {("any", "rate_limited"), ("any", "internal"), ("any", "busy")})
 
@@ -814,6 +848,11 @@ async def test_every_request_succeeds_with_exactly_the_documented_result_keys(co
         await call(ann, m.Chat, text="hello")
         await call(ann, m.History, limit=5)
         await call(ann, m.EndGame)
+        await call(ann, m.PastRounds)
+        await call(ann, m.PastGames)
+        await call(ann, m.Replay, table_id=table_id, round=1)
+        await call(ann, m.Leaderboard)
+        await call(ann, m.SetHidden, hidden=True)
         await call(bob, m.Leave)
         await call(ann, m.Ping)
     assert {kind: set(result) for kind, result in results.items()} == \
