@@ -36,6 +36,7 @@ from .messages import (
     ConnectionChanged,
     EventsArrived,
     PlayAction,
+    PracticeRequested,
     RequestRejected,
     SendRequest,
     TablesChanged,
@@ -43,7 +44,7 @@ from .messages import (
 )
 from .config import ClientConfig
 from .render import Display, clean_data, plain
-from .screens.lobby import LobbyScreen
+from .screens.lobby import LobbyScreen, default_table_name
 from .screens.table import TableScreen
 from .session import CLOSED, CONNECTED, RECONNECTING, Session, Status
 from .widgets.basics import MIN_HEIGHT, MIN_WIDTH
@@ -327,17 +328,32 @@ class DabApp(App[None]):
         message.stop()
         self._send(m.Act, {"action": message.action})
 
+    def on_practice_requested(self, message: PracticeRequested) -> None:
+        message.stop()
+        self.run_worker(self._practise(message.game), group="net", exit_on_error=False)
+
+    async def _practise(self, game: str) -> None:
+        """The practice table's requests in order; the first refusal is said and ends it."""
+        from .practice_table import PRACTICE_BOTS, practice_requests
+
+        name = default_table_name(self.player_name, "'s practice")
+        for kind, fields in practice_requests(game, PRACTICE_BOTS[game], name):
+            self.requests_sent.append((kind, fields))
+            if not await self._request(kind, fields):
+                return
+
     def _send(self, kind: type[m.Request], fields: dict[str, Any]) -> None:
         self.requests_sent.append((kind, fields))
         self.run_worker(self._request(kind, fields), group="net", exit_on_error=False)
 
-    async def _request(self, kind: type[m.Request], fields: dict[str, Any]) -> None:
+    async def _request(self, kind: type[m.Request], fields: dict[str, Any]) -> bool:
+        """Send one request and act on its reply; a refusal is said. Whether it succeeded."""
         from .link import LinkError, RequestFailed
 
         if self.session is None:
             self.notify("Not connected to a server.", severity="error")
             self._rejected(kind, "offline", "not connected")
-            return
+            return False
         try:
             if kind is m.Act:
                 result = await self.session.act(fields["action"])
@@ -346,18 +362,18 @@ class DabApp(App[None]):
         except RequestFailed as exc:
             if kind is m.Join and exc.code in ("game_running", "table_full"):
                 self._watch_instead(exc.code, exc.message, fields)
-                return
+                return False
             self.notify(exc.message, title="Not possible", severity="warning")
             self._rejected(kind, exc.code, exc.message)
-            return
+            return False
         except LinkError as exc:
             self.notify(exc.message, title="Connection", severity="error")
             self._rejected(kind, exc.code, exc.message)
-            return
+            return False
         except Exception as exc:  # a bug must not crash the game: say it and carry on
             self.notify(f"{type(exc).__name__}: {exc}", title="Client error", severity="error")
             self._rejected(kind, "client_error", str(exc))
-            return
+            return False
         if kind is m.Join and any(t.get("table_id") == result.get("table_id") and t.get("state") == "playing"
                                   for t in self.tables):
             self.notify("You have a seat: you are dealt in from the next deal.", title="Sitting in", timeout=6)
@@ -368,6 +384,7 @@ class DabApp(App[None]):
             balance = result.get("balance")
             if isinstance(balance, int) and not isinstance(balance, bool):
                 self.lobby.balance = balance
+        return True
 
     def _watch_instead(self, code: str, message: str, fields: dict[str, Any]) -> None:
         """A join the server refused for want of a seat: say why, and watch the table instead.

@@ -70,6 +70,14 @@ class SendRequest(Message):
         self.fields = fields or {}
 
 
+class PracticeRequested(Message):
+    """Ask the app for a practice table of ``game``: a table of our own with bots, dealt at once."""
+
+    def __init__(self, game: str) -> None:
+        super().__init__()
+        self.game = game
+
+
 class PlayAction(Message):
     """Ask the app to play a game action (``{"kind": "take_stock"}`` ...)."""
 

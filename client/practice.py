@@ -8,22 +8,19 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from protocol import messages as m
 from server.lobby import Lobby, LobbyConfig
 from server.net import GameServer, NetConfig
 from server.table import TableConfig
 
 from . import __version__
+from .practice_table import PRACTICE_BOTS, practice_requests
 from .session import Session
-
-
-DEFAULT_BOTS = {"down-and-back": 3, "cribbage": 1}  # a full pub table; cribbage one against one
 
 
 @dataclass
 class PracticeOptions:
     game: str = "down-and-back"
-    bots: int | None = None  # None: the game's usual number (DEFAULT_BOTS)
+    bots: int | None = None  # None: the game's usual number (PRACTICE_BOTS)
     bot_delay: float = 0.8
     turn_timeout: float = 300.0
     round_pause: float = 3.0
@@ -32,7 +29,7 @@ class PracticeOptions:
 
 def practice_bots(options: PracticeOptions) -> int:
     """How many bots the practice seats: the asked number, else the game's usual one."""
-    return options.bots if options.bots is not None else DEFAULT_BOTS[options.game]
+    return options.bots if options.bots is not None else PRACTICE_BOTS[options.game]
 
 
 async def start_server(options: PracticeOptions) -> GameServer:
@@ -46,10 +43,8 @@ async def start_server(options: PracticeOptions) -> GameServer:
 
 async def set_up_table(session: Session, bots: int, game: str = "down-and-back") -> None:
     """Create the practice table of ``game``, seat the bots and deal."""
-    await session.request(m.CreateTable, name="Practice", settings=m.TableSettings(game=game, seats=bots + 1))
-    for _ in range(bots):
-        await session.request(m.AddBot)
-    await session.request(m.Start)
+    for kind, fields in practice_requests(game, bots):
+        await session.request(kind, **fields)
 
 
 async def start_practice(name: str, options: PracticeOptions) -> tuple[GameServer, Session]:

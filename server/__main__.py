@@ -88,12 +88,12 @@ def build_parser() -> argparse.ArgumentParser:
                         help=f"connections in all (default {NetConfig.max_connections})")
     parser.add_argument("--max-per-address", type=positive(int), default=NetConfig.max_per_address, metavar="N",
                         help=f"connections from one IP address (an IPv6 /64) (default {NetConfig.max_per_address}; "
-                        "raise it if players share an address, e.g. all come through an SSH gateway; dab-server's "
-                        "own gateway's clients are counted by their SSH address instead)")
+                        "raise it if players share an address, e.g. all come through an SSH gateway; the clients of "
+                        "dab-server's own SSH and browser gateways are counted by their SSH or browser address instead)")
     parser.add_argument("--new-players-per-hour", type=positive(int), default=NetConfig.new_players_per_hour,
                         metavar="N", help="new identities (hellos without a token) one address may create per "
                         f"hour, all at once if it likes (default {NetConfig.new_players_per_hour}; over SSH: "
-                        "guests and keys never seen, per SSH address)")
+                        "guests and keys never seen, per SSH address; in a browser: each tab, per browser address)")
     parser.add_argument("--request-rate", type=positive(float), default=NetConfig.rate, metavar="PER_SECOND",
                         help=f"sustained requests per second allowed per connection, bursts of twice that "
                         f"(default {NetConfig.rate:g})")
@@ -129,6 +129,8 @@ def build_parser() -> argparse.ArgumentParser:
     web.add_argument("--web-host", default=None, help="address for the browser port (default: the same as --host)")
     web.add_argument("--web-max-sessions", type=positive(int), default=20, metavar="N",
                      help="browser tabs playing at once, each a client process (default 20)")
+    web.add_argument("--web-max-per-address", type=positive(int), default=10, metavar="N",
+                     help="browser tabs playing at once from one address (default 10)")
     parser.add_argument("--seed", default=None, help="fixed shuffle seed (testing and replays only)")
     parser.add_argument("--log-level", default="INFO", choices=["DEBUG", "INFO", "WARNING", "ERROR"])
     parser.add_argument("--version", action="version", version=f"dab-server {__version__}")
@@ -167,9 +169,9 @@ def config_from(args: argparse.Namespace, store: Store | None = None) -> tuple[L
     net = NetConfig(max_connections=args.max_connections, max_per_address=args.max_per_address,
                     new_players_per_hour=args.new_players_per_hour, rate=args.request_rate,
                     burst=2 * args.request_rate,
-                    # The SSH gateway's clients come from here; it limits them per SSH address instead.
-                    gateway_addresses=frozenset({address_key(loopback(args.host))} if args.ssh_port is not None
-                                                else ()))
+                    # The gateways' clients come from here; they limit them per SSH or browser address instead.
+                    gateway_addresses=frozenset({address_key(loopback(args.host))}
+                                                if args.ssh_port is not None or args.web_port is not None else ()))
     return lobby, net
 
 
@@ -214,7 +216,8 @@ async def serve(args: argparse.Namespace, store: Store | None = None) -> int:
         from .web import WebGateway
 
         web_host = args.host if args.web_host is None else args.web_host
-        browser = WebGateway((loopback(args.host), server.port), web_host, args.web_port, args.web_max_sessions)
+        browser = WebGateway((loopback(args.host), server.port), web_host, args.web_port, args.web_max_sessions,
+                             args.web_max_per_address, args.new_players_per_hour)
         try:
             await browser.start()
         except OSError as exc:

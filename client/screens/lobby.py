@@ -23,7 +23,7 @@ from protocol import messages as m
 
 from ..games import DEFAULT_GAME, game_title
 from ..session import CONNECTED
-from ..messages import SendRequest
+from ..messages import PracticeRequested, SendRequest
 from ..widgets.basics import TooSmall
 
 
@@ -104,9 +104,8 @@ def players_label(names: list[str], width: int, ellipsis: str = "…") -> str:
     return ", ".join(shown)
 
 
-def default_table_name(player_name: str) -> str:
-    """ "Ann's table", the name shortened (not ending in a space) to fit the limit."""
-    suffix = "'s table"
+def default_table_name(player_name: str, suffix: str = "'s table") -> str:
+    """ "Ann's table" (or another ``suffix``), the name shortened (not ending in a space) to fit the limit."""
     return player_name.strip()[: TABLE_NAME_MAX - len(suffix)].rstrip() + suffix
 
 
@@ -148,6 +147,8 @@ class LobbyScreen(Screen[None]):
         Binding("p", "quick_join", "Play now", tooltip="play now: join the first open table, or create one"),
         Binding("q", "quick_join", "Play now", show=False,
                 tooltip="play now: join the first open table, or create one"),
+        Binding("b", "practice", "Practice", tooltip="practice against bots: a table of your own with bots, "
+                "dealt at once"),
         Binding("r", "refresh", "Refresh", tooltip="fetch the table list and your chips again"),
     ]
 
@@ -215,13 +216,14 @@ class LobbyScreen(Screen[None]):
         note = self.query_one("#lobby-note", Static)
         chosen = self._selected()
         if chosen is None:
-            note.update(Content.styled("No tables yet: press n to create one, or p to play now.", "dim"))
+            note.update(Content.styled("No tables yet: n new table, p play now, b practice against bots.",
+                                       "dim"))
             return
         enter = "Enter" if self._ascii else "⏎"
         code = "; private: asks for its code" if chosen.get("private") else ""
         note.update(Content.assemble(Content.styled(chosen.get("name", ""), "bold"), ": ",
                                      rules_label(chosen.get("settings", {})), code,
-                                     (f"\n{enter}/j join, w watch, p play now, n new table", "dim")))
+                                     (f"\n{enter}/j join, w watch, p play now, b practice, n new table", "dim")))
 
     @on(DataTable.RowHighlighted)
     def _row_highlighted(self) -> None:
@@ -282,6 +284,13 @@ class LobbyScreen(Screen[None]):
                 return
         name = getattr(self.app, "player_name", "")
         self.post_message(SendRequest(m.CreateTable, {"name": default_table_name(name)}))
+
+    def action_practice(self) -> None:
+        """A table of our own against bots, dealt at once: the game practised last (``--game``), else the first."""
+        from ..games import BOARDS
+
+        game = getattr(getattr(self.app, "config", None), "practice_game", None)
+        self.post_message(PracticeRequested(game if game in BOARDS else DEFAULT_GAME))
 
     def action_refresh(self) -> None:
         self.post_message(SendRequest(m.ListTables))

@@ -95,6 +95,22 @@ async def test_quick_join_and_host_controls(make_app, connect):
             await wait_for(pilot, lambda: app.view["game"] is not None)
 
 
+async def test_b_in_the_lobby_deals_a_practice_table_against_bots(make_app, connect):
+    """A player with nothing but the lobby (a browser tab, an SSH session) practises with one key."""
+    async with connect("Carl") as carl:
+        app = make_app("Ann")
+        app.config.practice_game = "cribbage"  # the game practised last is the one practised again
+        async with app.run_test(size=(80, 24)) as pilot:
+            await wait_for(pilot, lambda: "b practice against bots" in screen_text(app), what="the lobby")
+            await pilot.press("b")
+            await wait_for(pilot, lambda: table_ready(app) and app.view["game"] is not None, what="dealt")
+            table = app.view["table"]
+            assert table["name"] == "Ann's practice" and table["settings"]["game"] == "cribbage"
+            assert [member["bot"] for member in table["members"]] == [False, True]  # one against one
+            await carl.wait_for(lambda: any(t.name == "Ann's practice" and t.state == "playing"
+                                            for t in carl.tables))  # a real table of the server's, listed
+
+
 async def test_ascii_mode_draws_the_lobby_and_a_game_in_ascii_only(make_app, connect):
     async with connect("Carl") as carl, connect("Dora") as dora:
         await carl.request(m.CreateTable, name="den", settings=m.TableSettings(seats=2, rules={"early_call": True}))

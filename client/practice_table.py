@@ -1,0 +1,24 @@
+"""A practice table: a table of one's own against bots, dealt at once.
+
+The requests that set it up, on any server: the practice game's own server in
+this process (``dab-client`` without an address) or a real one (the lobby's
+``b`` key). Imports no server code.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Iterator
+
+from protocol import messages as m
+
+PRACTICE_BOTS = {"down-and-back": 3, "cribbage": 1}  # a full pub table; cribbage one against one
+
+
+def practice_requests(game: str, bots: int, name: str = "Practice") -> Iterator[
+        tuple[type[m.Request], dict[str, Any]]]:
+    """``create_table`` of ``game`` with a seat for each of ``bots`` bots, ``add_bot`` for each,
+    and ``start``: to be sent in order, each after the last one's reply."""
+    yield m.CreateTable, {"name": name, "settings": m.TableSettings(game=game, seats=bots + 1)}
+    for _ in range(bots):
+        yield m.AddBot, {}
+    yield m.Start, {}
