@@ -1,7 +1,7 @@
 """Soak: SIGKILL the real dab-server at hundreds of random points and check that nothing is lost.
 
 The long form of ``tests/server/test_durability_kill.py`` (same machinery,
-``durability_helpers.chaos``): batches of three games play to the end while
+``durability_helpers.chaos``): batches of six games play to the end while
 the server is killed after random pauses, its database checked while down, and
 restarted; afterwards every round must be complete, every acknowledged action
 in the log, every view a state the server continued from, and chips conserved.

@@ -287,13 +287,13 @@ def stored_tables(db: Path) -> dict[str, dict[str, Any]]:
 
 # ----------------------------------------------------------------- the SIGKILL chaos run
 
-BATCH = [(2, 0), (3, 0), (1, 2)]  # (humans, bots) per table
+BATCH = [(2, 0), (3, 0), (1, 2)] * 2  # (humans, bots) per table: six tables, so each kill hits more points
 RESTORE_GRACE = 0.3  # s: seats at finished tables whose players are away are freed this soon after a restart
 AFTERMATH_KILLS = 4  # kills after the last batch, while only finished tables are left
 
 
 async def seat_batch(server: ServerProcess, batch: int) -> list[tuple[Player, bool]]:
-    """Three tables: 2 people; 3 people; 1 person and 2 bots. Returns (player, is host)."""
+    """The tables of ``BATCH``: 2 people; 3 people; 1 person and 2 bots (twice). Returns (player, is host)."""
     players: list[tuple[Player, bool]] = []
     for t, (humans, bots) in enumerate(BATCH):
         group = [Player(server, f"b{batch}t{t}p{i}") for i in range(humans)]
