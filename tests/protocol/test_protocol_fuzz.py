@@ -15,7 +15,7 @@ from protocol.framing import FrameDecoder
 
 from protocol_strategies import messages, opaque_values
 
-FUZZ = settings(max_examples=300, suppress_health_check=[HealthCheck.too_slow], deadline=None)
+FUZZ = settings(max_examples=150, suppress_health_check=[HealthCheck.too_slow], deadline=None)
 
 
 def drain(decoder: FrameDecoder) -> int:
