@@ -11,6 +11,7 @@ import copy
 from typing import Any
 
 import pytest
+from textual.widgets import Input
 
 from protocol import messages as m
 from tui_helpers import screen_name, table_ready, view_push, wait_for
@@ -159,6 +160,8 @@ def test_new_table_form_snapshot(snap_compare, ascii):
     async def run_before(pilot) -> None:
         await in_lobby(("n",))(pilot)
         pilot.app.screen.query_one("#early_call").value = True
+        for field in pilot.app.screen.query(Input):
+            field.cursor_blink = False  # the focused field's cursor shows whenever the picture is taken
         await pilot.pause()
 
     assert snap_compare(make_app(ascii), run_before=run_before, terminal_size=(80, 24))

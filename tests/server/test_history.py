@@ -94,10 +94,10 @@ async def test_a_history_request_reads_only_what_its_reply_holds(tmp_path, table
                 if where == "away from tables":
                     await ann.request(m.Leave)
                 costs = []
-                for _ in range(5):
-                    started = time.perf_counter()
+                for _ in range(5):  # CPU time, which other processes on a loaded machine do not inflate
+                    started = time.thread_time()
                     reply = lobby.handle(player_id, m.History(id=1, limit=100))
-                    costs.append(time.perf_counter() - started)
+                    costs.append(time.thread_time() - started)
                 assert reply is None  # sent with the unit's flush
                 assert min(costs) < 0.015, (where, costs)
             rounds = (await ann.request(m.History, limit=100))["rounds"]
