@@ -155,9 +155,19 @@ client in the second person for its own seat); :func:`plain_text` is the export'
 
 def describe_table_event(event: Mapping[str, Any]) -> list[Part] | None:
     """The wording of the events a table (not its game) records, the same for every game:
-    ``timeout`` (the server played for a seat whose clock ran out); ``None`` for any other kind."""
-    if event.get("kind") == "timeout":
+    ``timeout`` (the server played for a seat whose clock ran out) and the rematch's; ``None``
+    for any other kind."""
+    kind = event.get("kind")
+    if kind == "timeout":
         return [{"seat": event.get("seat")}, {"text": " ran out of time: played automatically"}]
+    if kind == "rematch":
+        return [{"seat": event.get("seat")}, {"text": " offers a rematch: same seats, same settings"}]
+    if kind == "rematch_answer":
+        return [{"seat": event.get("seat")}, {"text": " accepts the rematch"}]
+    if kind == "rematch_cancelled":
+        return [{"text": f"No rematch: {event.get('reason')}"}]
+    if kind == "rematch_started":
+        return [{"text": f"The rematch is being played at table {event.get('table_id')}"}]
     return None
 
 

@@ -93,6 +93,8 @@ __all__ = [
     "Replay",
     "Leaderboard",
     "SetHidden",
+    "OfferRematch",
+    "AnswerRematch",
     "Ping",
     # server -> client
     "Welcome",
@@ -762,6 +764,23 @@ class SetHidden(Request):
     type: ClassVar[str] = "set_hidden"
     id: int = _f(REQUEST_ID)
     hidden: bool = _f(Bool())
+
+
+@_message
+class OfferRematch(Request):
+    """Host only, at game over: offer the table's players a new game, same seats, same settings."""
+
+    type: ClassVar[str] = "offer_rematch"
+    id: int = _f(REQUEST_ID)
+
+
+@_message
+class AnswerRematch(Request):
+    """Accept or decline the rematch offered at your table."""
+
+    type: ClassVar[str] = "answer_rematch"
+    id: int = _f(REQUEST_ID)
+    accept: bool = _f(Bool())
 
 
 @_message

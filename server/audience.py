@@ -81,6 +81,7 @@ class Audience:
             "spectators": len(table.spectators), "private": table.private_code is not None,
             "fixed_seed": table.hub.fixed_seed,
             "chip_history": table.rounds.chart() if table.state == "finished" else None,
+            "rematch": table.rematch.facts() if table.rematch is not None else None,
         }
 
     def flush(self, only: str | None = None) -> None:

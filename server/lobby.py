@@ -41,9 +41,11 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Protocol
 
 from engine.games import GAMES, find_game
+from engine.records import Record
 from engine.rng import HashRng
 from protocol import messages as m
 
+from . import rematch
 from .archive import Archive
 from .errors import RequestError
 from .limits import Backoff, PeerLog
@@ -51,7 +53,7 @@ from .store import Store, StoreBusy, StoreError, StoreFailed, secret_hash
 from .history import fit
 from .pacing import BUSY_RETRY
 from .rounds import HISTORY_KEEP
-from .table import Table, TableConfig, complete_settings, settings_to_store
+from .table import SeatInfo, Table, TableConfig, complete_settings, settings_to_store
 from .text import NAME_MAX, TABLE_NAME_MAX, clean_name, clean_table_name, name_problem
 
 log = logging.getLogger(__name__)
@@ -754,19 +756,49 @@ class Lobby:
         name = clean_table_name(msg.name)
         if not name or len(name) > TABLE_NAME_MAX:
             raise RequestError("bad_name", f"a table name must be 1 to {TABLE_NAME_MAX} characters once cleaned")
+        table = self._new_table(name, settings, player.player_id, msg.private_code)
+        seat = table.join(player.player_id, player.name, None)
+        player.table_id = table.table_id
+        return {"table_id": table.table_id, "seat": seat}
+
+    def _new_table(self, name: str, settings: m.TableSettings, host_id: str, private_code: str | None) -> Table:
+        """A new waiting table (stored, if there is a store), in the lobby."""
         if self.store is not None:
-            table_id = self.store.create_table(name, settings.game, settings_to_store(settings), player.player_id,
-                                               msg.private_code)
+            table_id = self.store.create_table(name, settings.game, settings_to_store(settings), host_id, private_code)
         else:
             table_id = f"t{next(self._table_ids)}"
-        table = Table(
-            table_id, name, settings, player.player_id, msg.private_code, self, self.config.table,
-            self._rng_for(int(table_id[1:])), self.store,
-        )
+        table = Table(table_id, name, settings, host_id, private_code, self, self.config.table,
+                      self._rng_for(int(table_id[1:])), self.store)
         self.tables[table_id] = table
-        seat = table.join(player.player_id, player.name, None)
-        player.table_id = table_id
-        return {"table_id": table_id, "seat": seat}
+        return table
+
+    def rematch(self, old: Table) -> None:
+        """Everyone accepted the rematch at ``old``: a new table with its name, settings, code and seats, started."""
+        offer = old.rematch
+        assert offer is not None
+        seated = [old.seats[s] for s in sorted(offer.answers) if s in old.seats]
+        try:
+            old.check_chips(seated)
+            if len(self.tables) >= MAX_TABLES:
+                raise RequestError("server_full", "this server has as many tables as it can hold")
+        except RequestError as exc:
+            offer.cancel(None, f"the rematch cannot start: {exc.message}")
+            return
+        table = self._new_table(old.name, old.settings, old.host_id, old.private_code)
+        old.audience.record([Record("rematch_started", None, {"table_id": table.table_id})])  # for its spectators
+        offer.close()
+        old.rematch = None
+        for info in seated:
+            del old.seats[info.seat]
+            table.seats[info.seat] = SeatInfo(info.seat, info.name, info.player_id)
+            if info.player_id is not None:
+                self.players[info.player_id].table_id = table.table_id
+        old.save()
+        table.save()
+        table.start(old.host_id)
+        old.broadcast()
+        self._drop_if_empty(old)
+        self.tables_changed()
 
     def _rng_for(self, table_no: int) -> Callable[[], HashRng]:
         """The RNG factory of table number ``table_no``: fresh secrets, or the fixed test seed."""
@@ -839,6 +871,12 @@ class Lobby:
     def _ping(self, player: PlayerRecord, msg: m.Ping) -> None:
         return None
 
+    def _offer_rematch(self, player: PlayerRecord, msg: m.OfferRematch) -> None:
+        rematch.offer(self._table(player), player.player_id)
+
+    def _answer_rematch(self, player: PlayerRecord, msg: m.AnswerRematch) -> None:
+        rematch.answer(self._table(player), player.player_id, msg.accept)
+
     def _archived(name: str) -> Callable[..., Any]:  # type: ignore[misc]
         """A request the archive answers (server.archive)."""
         return lambda lobby, player, msg: getattr(lobby.archive, name)(player, msg)
@@ -849,7 +887,7 @@ class Lobby:
         m.EndGame: _end_game, m.Act: _act, m.SitOut: _sit_out, m.Chat: _chat, m.History: _history,
         m.Ping: _ping, m.PastRounds: _archived("past_rounds"), m.PastGames: _archived("past_games"),
         m.Replay: _archived("replay"), m.Leaderboard: _archived("leaderboard"),
-        m.SetHidden: _archived("set_hidden"),
+        m.SetHidden: _archived("set_hidden"), m.OfferRematch: _offer_rematch, m.AnswerRematch: _answer_rematch,
     }
     del _archived
 

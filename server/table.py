@@ -40,6 +40,7 @@ from protocol.errors import ProtocolError
 from .audience import Audience
 from .errors import RequestError
 from .pacing import Pacer
+from .rematch import Rematch
 from .restore import rebuild, save_checkpoint
 from .rounds import RoundBook
 from .store import SeatRow, Store, StoreError, TableRow
@@ -103,6 +104,7 @@ class Hub(Protocol):
     def touched(self, table: "Table") -> None: ...
     def reserve(self) -> bool: ...
     def table_dirty(self, table: "Table") -> None: ...
+    def rematch(self, table: "Table") -> None: ...
     @property
     def fixed_seed(self) -> bool: ...
 
@@ -114,6 +116,7 @@ class TableConfig:
     away_delay: float = 0.3
     absent_grace: float = 5.0  # a disconnected seat's decision is played this long after it fell to them
     round_pause: float = 6.0
+    rematch_timeout: float = 60.0  # a rematch offer waits this long for every answer (server.rematch)
 
 
 @dataclass
@@ -162,6 +165,7 @@ class Table:
         self.pacer = Pacer(self)
         self.audience = Audience(self)
         self.rounds = RoundBook(self)
+        self.rematch: Rematch | None = None  # the host's offer at game over, while it is pending
 
     @classmethod
     def restore(
@@ -313,6 +317,8 @@ class Table:
         """
         self._set_watching(player_id, False)
         seat = self.seat_of(player_id)
+        if seat is not None and self.rematch is not None and seat in self.rematch.answers:
+            self.rematch.cancel(seat, f"{self.seats[seat].name} left the table")
         if seat is not None:
             if self.game is None or self.game.status is Status.OVER:
                 del self.seats[seat]
@@ -406,8 +412,7 @@ class Table:
                                f"at least {self.game_type.min_seats} seated players are needed to start")
         settings = self.rules
         seated = sorted(self.seats.values(), key=lambda i: i.seat)
-        least, most = self.game_type.buy_in(settings)
-        buy_ins = [(i.seat, i.player_id, self._buy_in(i, least, most)) for i in seated]
+        buy_ins = self.check_chips(seated)
         players = [(i.seat, i.name, amount) for i, (_, _, amount) in zip(seated, buy_ins)]
         self.game = self.game_type.new(settings, players, self.rng_factory())
         if self.store is not None:
@@ -420,6 +425,11 @@ class Table:
         self.rounds.game_started()
         self.apply_action(None, StartRound())
         self.broadcast()
+
+    def check_chips(self, seated: list[SeatInfo]) -> list[tuple[int, str | None, int]]:
+        """``(seat, player_id, chips)`` each of ``seated`` would buy in with (``insufficient_chips`` if one cannot)."""
+        least, most = self.game_type.buy_in(self.rules)
+        return [(i.seat, i.player_id, self._buy_in(i, least, most)) for i in seated]
 
     def _buy_in(self, info: SeatInfo, least: int, most: int) -> int:
         """Chips a seat brings: ``most`` (the game's :meth:`~engine.contract.GameType.buy_in`),
@@ -520,3 +530,5 @@ class Table:
 
     def close(self) -> None:
         self.pacer.cancel_all()
+        if self.rematch is not None:
+            self.rematch.close()

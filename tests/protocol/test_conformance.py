@@ -692,6 +692,85 @@ async def _(env: Env) -> None:
         assert await ann.request(m.ListTables)  # the server carries on
 
 
+async def _game_over(env: Env, host: ScriptedClient, *others: ScriptedClient, bots: int = 1) -> str:
+    """``host`` and ``others`` at a table with ``bots`` bots whose game has been ended; its id."""
+    table_id = await env.table(host, seats=1 + len(others) + bots)
+    for other in others:
+        await other.request(m.Join, table_id=table_id)
+    for _ in range(bots):
+        await host.request(m.AddBot)
+    await host.request(m.Start)
+    await host.request(m.EndGame)
+    return table_id
+
+
+@provokes("offer_rematch", "not_at_table")
+async def _(env: Env) -> None:
+    async with env.connect("ann") as ann:
+        assert await failure(ann.request(m.OfferRematch)) == "not_at_table"
+
+
+@provokes("offer_rematch", "not_host")
+async def _(env: Env) -> None:
+    async with env.connect("ann") as ann, env.connect("bob") as bob:
+        await _game_over(env, ann, bob)
+        assert await failure(bob.request(m.OfferRematch)) == "not_host"
+
+
+@provokes("offer_rematch", "no_game")
+async def _(env: Env) -> None:
+    async with env.connect("ann") as ann:
+        await env.table(ann)
+        assert await failure(ann.request(m.OfferRematch)) == "no_game"
+
+
+@provokes("offer_rematch", "game_running")
+async def _(env: Env) -> None:
+    async with env.connect("ann") as ann:
+        await env.playing(ann)
+        assert await failure(ann.request(m.OfferRematch)) == "game_running"
+
+
+@provokes("offer_rematch", "not_enough_players")
+async def _(env: Env) -> None:
+    async with env.connect("ann") as ann, env.connect("bob") as bob:
+        table_id = await env.table(ann, seats=2)
+        await bob.request(m.Join, table_id=table_id)
+        await ann.request(m.Start)
+        await bob.request(m.Leave)  # his seat is held, and played for him, until the game ends
+        await ann.request(m.EndGame)
+        assert await failure(ann.request(m.OfferRematch)) == "not_enough_players"
+
+
+@provokes("offer_rematch", "insufficient_chips")
+async def _(env: Env) -> None:
+    async with env.connect("ann") as ann, env.connect("bob") as bob:
+        await _game_over(env, ann, bob)
+        env.lobby.players[bob.link.welcome.player_id].balance = 0  # as if he had lost it all
+        assert await failure(ann.request(m.OfferRematch)) == "insufficient_chips"
+
+
+@provokes("answer_rematch", "not_at_table")
+async def _(env: Env) -> None:
+    async with env.connect("ann") as ann:
+        assert await failure(ann.request(m.AnswerRematch, accept=True)) == "not_at_table"
+
+
+@provokes("answer_rematch", "not_seated")
+async def _(env: Env) -> None:
+    async with env.connect("ann") as ann, env.connect("sam") as sam:
+        table_id = await _game_over(env, ann)
+        await sam.request(m.Watch, table_id=table_id)
+        assert await failure(sam.request(m.AnswerRematch, accept=True)) == "not_seated"
+
+
+@provokes("answer_rematch", "no_rematch")
+async def _(env: Env) -> None:
+    async with env.connect("ann") as ann, env.connect("bob") as bob:
+        await _game_over(env, ann, bob)
+        assert await failure(bob.request(m.AnswerRematch, accept=True)) == "no_rematch"
+
+
 @provokes("leaderboard", "no_such_game")
 async def _(env: Env) -> None:
     async with env.connect("ann") as ann:
@@ -853,6 +932,13 @@ async def test_every_request_succeeds_with_exactly_the_documented_result_keys(co
         await call(ann, m.Replay, table_id=table_id, round=1)
         await call(ann, m.Leaderboard)
         await call(ann, m.SetHidden, hidden=True)
+    async with connect("ann2") as ann, connect("bob2") as bob:
+        table_id = (await ann.request(m.CreateTable, name="t", settings=m.TableSettings(seats=2)))["table_id"]
+        await bob.request(m.Join, table_id=table_id)
+        await ann.request(m.Start)
+        await ann.request(m.EndGame)
+        await call(ann, m.OfferRematch)
+        await call(bob, m.AnswerRematch, accept=True)
         await call(bob, m.Leave)
         await call(ann, m.Ping)
     assert {kind: set(result) for kind, result in results.items()} == \
@@ -1024,7 +1110,14 @@ async def test_every_view_and_event_sent_has_exactly_the_documented_fields(serve
         await ann.request(m.Start)
         async with connect("cat") as cat:  # sits in at the running game, dealt in from round 2
             await cat.request(m.Join, table_id=long["table_id"])
-        await autoplay(ann, until_round=1, host=True)
+            await autoplay(ann, until_round=1, host=True)
+            await sam.request(m.Leave)  # sam watches the rematch offered at the long table's end
+            await sam.request(m.Watch, table_id=long["table_id"])
+            await ann.request(m.OfferRematch)
+            await cat.request(m.AnswerRematch, accept=False)
+            await ann.request(m.OfferRematch)
+            await cat.request(m.AnswerRematch, accept=True)
+            await sam.wait_for(lambda: any(e["kind"] == "rematch_started" for e in sam.events))
 
         seen: set[str] = set()
         for client, seat in ((ann, 0), (bob, 1), (sam, None)):
