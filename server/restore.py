@@ -59,11 +59,16 @@ def _replay(table: "Table", row: TableRow) -> None:
         game = game_type.new(game_type.settings(row.game_settings), row.initial_players, HashRng.from_data(row.rng))
         table.game = game
         table.rounds.game_started()
-        for seat, data in row.actions:
+        starts = [i for i, (_, data) in enumerate(row.actions) if data.get("kind") == StartRound.kind]
+        for i, (seat, data) in enumerate(row.actions):
             action = game_type.action_from_data(data)
+            if starts and i == starts[-1]:
+                table.rounds.between_rounds()  # what the round under way (or the last one) replays from
             before = game.status
             game.apply(seat, action)
             table.applied(action, before, live=False)
+        if game.status is Status.BETWEEN_ROUNDS:
+            table.rounds.between_rounds()  # what the next round replays from
     except (EngineError, KeyError, TypeError, ValueError) as exc:
         raise StoreError(f"table {table.table_id}: the stored action log does not replay ({exc})") from None
     if checkpoint_state(game) != row.checkpoint:

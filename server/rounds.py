@@ -75,7 +75,7 @@ class RoundBook:
             self._finish_round(entry, live)
             if entry["result"] is not None:  # a round the game's end cut short changed nobody's stack
                 self.chip_history.append(table.stacks())
-        if status is Status.BETWEEN_ROUNDS:
+        if status is Status.BETWEEN_ROUNDS and live:  # a restore keeps only the last one (restore._replay)
             self.between_rounds()
         if status is Status.OVER:
             self.chip_history.append(table.stacks())

@@ -170,3 +170,21 @@ async def test_the_leaderboard_ranks_who_played_and_hides_who_asks_durably(durab
         assert replay["seat"] == 0 and replay["steps"]
         await ann.request(m.SetHidden, hidden=False)
         assert [p["name"] for p in (await ann.request(m.Leaderboard))["players"]] == ["ann"]
+
+
+async def test_a_round_cut_by_a_restart_replays_whole_once_finished(durable):
+    """The opening of the round under way is rebuilt on restore, so the round stays replayable."""
+    server = await durable()
+    async with ScriptedClient(server.port, "ann") as ann:
+        table_id = (await ann.request(m.CreateTable, name="t", settings=m.TableSettings(seats=2)))["table_id"]
+        await ann.request(m.AddBot)
+        await ann.request(m.Start)
+        await play_until([ann], lambda: ann.view.get("round") == 2 and ann.view.get("phase") == "play")  # under way
+        token = ann.link.token
+    await server.close(grace=1.0)
+    server = await durable()
+    async with ScriptedClient(server.port, "ann", token) as ann:
+        await play_until([ann], lambda: ann.view.get("round") == 3)
+        replay = await full_replay(ann, table_id, 2)
+        assert replay["seat"] == 0 and replay["steps"][-1]["view"]["phase"] == "waiting"
+        check_replay(replay, round_record(server, table_id, 2), ann.all_views)
