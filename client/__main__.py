@@ -75,7 +75,7 @@ def bench_hooks() -> dict[str, Any]:
     app_ref: list[DabApp] = []
 
     def painted() -> None:
-        os.write(fd, f"paint {time.perf_counter():.6f}\n".encode())
+        os.write(fd, f"paint {time.perf_counter():.6f} {time.process_time():.6f}\n".encode())
         if exit_after_paint and app_ref:
             app_ref[0].exit()
 

@@ -20,7 +20,8 @@ import select
 import signal
 import sys
 import time
-from typing import Any, Callable, Mapping
+from functools import cached_property
+from typing import TYPE_CHECKING, Any, Callable, Mapping
 
 from textual import events
 from textual.app import App
@@ -44,10 +45,12 @@ from .messages import (
 )
 from .config import ClientConfig
 from .render import Display, clean_data, plain
-from .screens.lobby import LobbyScreen, default_table_name
 from .screens.table import TableScreen
 from .session import CLOSED, CONNECTED, RECONNECTING, Session, Status
 from .widgets.basics import MIN_HEIGHT, MIN_WIDTH
+
+if TYPE_CHECKING:
+    from .screens.lobby import LobbyScreen
 
 NO_TERMINAL = "needs a terminal, and its input or output is not one (over SSH, use ssh -t)"
 TERMINAL_GONE = 128 + signal.SIGHUP  # the exit code when the terminal hangs up, as a shell would report it
@@ -118,9 +121,9 @@ class DabApp(App[None]):
         self.player_name = player_name or (session.name if session else "")
         self.server_label = server_label if server_label is not None else (session.address if session else "offline")
         self.tables: list[dict[str, Any]] = []
+        self.balance: int | None = None  # chips kept on this server, as the last table list said
         self.table_id: str | None = None
         self.view: dict[str, Any] | None = None
-        self.lobby = LobbyScreen()
         self.table_screen: TableScreen | None = None
         self.fatal_error: str | None = None
         self.on_table_painted = on_table_painted
@@ -130,6 +133,19 @@ class DabApp(App[None]):
         self.expect_table = expect_table  # the session is already seated (practice): no lobby first
         self.config = config or ClientConfig()  # not saved unless it came from a file
         self.alerts: list[str] = []  # "your turn" alerts given (what the tests look at)
+
+    @cached_property
+    def lobby(self) -> LobbyScreen:
+        """The lobby screen, made when first needed: a practice game opens on its table, and importing
+        the lobby's widgets (its table list, the new-table form) would cost its start-up ~15 ms."""
+        from .screens.lobby import LobbyScreen
+
+        lobby = LobbyScreen()
+        lobby.tables, lobby.balance = self.tables, self.balance
+        return lobby
+
+    def _lobby_made(self) -> bool:
+        return "lobby" in self.__dict__
 
     @property
     def _background_screens(self) -> list[Screen[Any]]:  # type: ignore[override]
@@ -193,7 +209,8 @@ class DabApp(App[None]):
     def _listen(self, session: Session) -> None:
         self.connection_state = CONNECTED
         session.listen(self.receive)
-        self._send(m.ListTables, {})  # the table list comes pushed; the balance only with a list request
+        if not self.expect_table:  # else the lobby asks when it is first shown (its screen resume)
+            self._send(m.ListTables, {})  # the table list comes pushed; the balance only with a list request
 
     def _watch_terminal(self) -> None:
         """Leave when the terminal goes away (SIGHUP, or a hang-up on standard input).
@@ -309,10 +326,11 @@ class DabApp(App[None]):
         """Close the table and whatever is on it; ``show``: and be in the lobby (else a new table follows)."""
         self.table_screen = None
         self.table_id = self.view = None
-        while len(self.screen_stack) > 1 and self.screen is not self.lobby:
+        lobby = self.lobby if show or self._lobby_made() else None
+        while len(self.screen_stack) > 1 and self.screen is not lobby:
             self.pop_screen()
-        if show and self.lobby not in self.screen_stack:
-            self.push_screen(self.lobby)
+        if lobby is not None and show and lobby not in self.screen_stack:
+            self.push_screen(lobby)
 
     def _lobby_unless_seated(self) -> None:
         if self.table_screen is None and self.lobby not in self.screen_stack:
@@ -335,6 +353,7 @@ class DabApp(App[None]):
     async def _practise(self, game: str) -> None:
         """The practice table's requests in order; the first refusal is said and ends it."""
         from .practice_table import PRACTICE_BOTS, practice_requests
+        from .screens.lobby import default_table_name
 
         name = default_table_name(self.player_name, "'s practice")
         for kind, fields in practice_requests(game, PRACTICE_BOTS[game], name):
@@ -383,7 +402,9 @@ class DabApp(App[None]):
             self._remember_tables(clean_data(result.get("tables", [])))
             balance = result.get("balance")
             if isinstance(balance, int) and not isinstance(balance, bool):
-                self.lobby.balance = balance
+                self.balance = balance
+                if self._lobby_made():
+                    self.lobby.balance = balance
         return True
 
     def _watch_instead(self, code: str, message: str, fields: dict[str, Any]) -> None:
@@ -399,7 +420,8 @@ class DabApp(App[None]):
 
     def _remember_tables(self, tables: list[dict[str, Any]]) -> None:
         self.tables = tables
-        self.lobby.tables = tables
+        if self._lobby_made():
+            self.lobby.tables = tables
 
     def _rejected(self, kind: type[m.Request], code: str, text: str) -> None:
         if self.table_screen is not None:

@@ -15,8 +15,7 @@ from typing import TYPE_CHECKING, Any
 from engine.records import Record
 from protocol import messages as m
 
-from .errors import RequestError
-from .store import StoreError
+from .errors import RequestError, StoreError
 from .text import CHAT_MAX, clean_text
 
 if TYPE_CHECKING:

@@ -38,7 +38,7 @@ import secrets
 import sqlite3
 from collections import deque
 from dataclasses import dataclass, field
-from typing import Any, Callable, Protocol
+from typing import TYPE_CHECKING, Any, Callable, Protocol
 
 from engine.games import GAMES, find_game
 from engine.records import Record
@@ -47,14 +47,17 @@ from protocol import messages as m
 
 from . import rematch
 from .archive import Archive
-from .errors import RequestError
+from .errors import RequestError, StoreBusy, StoreError, StoreFailed
 from .limits import Backoff, PeerLog
-from .store import Store, StoreBusy, StoreError, StoreFailed, secret_hash
 from .history import fit
 from .pacing import BUSY_RETRY
 from .rounds import HISTORY_KEEP
 from .table import SeatInfo, Table, TableConfig, complete_settings, settings_to_store
 from .text import NAME_MAX, TABLE_NAME_MAX, clean_name, clean_table_name, name_problem
+from .tokens import secret_hash
+
+if TYPE_CHECKING:
+    from .store import Store
 
 log = logging.getLogger(__name__)
 

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Callable
 from engine.contract import StartRound, Status
 from engine.records import Record
 
-from .store import StoreFailed
+from .errors import StoreFailed
 
 if TYPE_CHECKING:
     from .table import Table

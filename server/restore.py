@@ -20,9 +20,10 @@ from engine.fingerprint import fingerprint
 from engine.rng import HashRng
 
 from .history import public_round
-from .store import StoreError, TableRow
+from .errors import StoreError
 
 if TYPE_CHECKING:
+    from .store import TableRow
     from .table import Table
 
 log = logging.getLogger(__name__)

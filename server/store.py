@@ -58,7 +58,6 @@ from __future__ import annotations
 
 import contextlib
 import errno
-import hashlib
 import json
 import os
 import sqlite3
@@ -71,38 +70,19 @@ from typing import Any, Callable, Iterable, Iterator, Sequence
 
 from engine.games import find_game
 
+# Defined apart, and re-exported: a server without a store never imports this module.
+from .errors import StoreBusy, StoreError, StoreFailed
 from .history import game_rows, public_round, round_rows
+from .tokens import secret_hash  # what add_player keeps of a token
 
 DB_NAME = "down-and-back.sqlite3"
 LOCK_NAME = "dab-server.lock"
 APPLICATION_ID = 0x44614E42  # "DaNB": marks the file as ours (PRAGMA application_id)
 
 
-class StoreError(Exception):
-    """The database cannot be used; the message says why and what to do."""
-
-
-class StoreBusy(StoreError):
-    """Another program holds the database's write lock: nothing was written; try again shortly."""
-
-
-class StoreFailed(StoreError):
-    """A write failed: the open transaction was rolled back and nothing more is written or committed.
-
-    Memory may be ahead of the disk now, so the server must stop (the restart
-    restores the last commit); the store refuses every later write so that no
-    later commit can leave a gap in an action log.
-    """
-
-
 EXPORT_VERSION = 2  # of the JSON export; 2: every table names its game ("game")
 BUSY_WAIT = 0.1  # s: the longest a write waits for another program's lock (it blocks the event loop)
 BUSY_BACKOFF = 1.0  # s: after a busy lock, try again without waiting for this long
-
-
-def secret_hash(secret: str) -> bytes:
-    """What the store keeps instead of a token secret."""
-    return hashlib.sha256(secret.encode()).digest()
 
 
 def _json(value: Any) -> str:

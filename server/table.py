@@ -26,7 +26,7 @@ from __future__ import annotations
 import asyncio
 import itertools
 from dataclasses import dataclass
-from typing import Any, Callable, ContextManager, Protocol
+from typing import TYPE_CHECKING, Any, Callable, ContextManager, Protocol
 
 from engine.contract import TABLE_ACTIONS, Action, EndGame, Game, SetAway, Settings, SitIn, StartRound, Status
 from engine.errors import EngineError, IllegalAction, InvalidAction, NotYourTurn
@@ -38,15 +38,16 @@ from protocol import messages as m
 from protocol.errors import ProtocolError
 
 from .audience import Audience
-from .errors import RequestError
+from .errors import RequestError, StoreError
 from .pacing import Pacer
 from .rematch import Rematch
 from .restore import rebuild, save_checkpoint
 from .rounds import RoundBook
-from .store import SeatRow, Store, StoreError, TableRow
+
+if TYPE_CHECKING:
+    from .store import Store, TableRow
 
 BOT_NAMES = [f"{name} {m.BOT_MARK}" for name in ("Ada", "Bert", "Cleo", "Dot", "Eli")]
-
 
 
 def complete_settings(chosen: m.TableSettings) -> tuple[m.TableSettings, Settings]:
@@ -392,6 +393,8 @@ class Table:
     def save(self) -> None:
         """Persist seats, host and state (joins the open transaction)."""
         if self.store is not None:
+            from .store import SeatRow  # loaded with the store
+
             seats = [SeatRow(i.seat, i.name, i.player_id, i.left) for i in sorted(self.seats.values(), key=lambda i: i.seat)]
             self.store.save_table(self.table_id, self.host_id, self.state, seats)
 

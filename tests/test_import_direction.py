@@ -68,6 +68,15 @@ def test_down_and_back_is_a_registered_game_the_walk_knows():
     assert "down_and_back" in GAME_NAMES
 
 
+def test_the_registry_names_every_game_package_by_its_own_name():
+    """``engine.games.GAMES`` knows each game's name without importing it; looked up, the game says the same
+    name, and its package is one the walk knows."""
+    from engine.games import GAMES
+
+    assert [GAMES[name].name for name in GAMES] == list(GAMES)
+    assert sorted(type(game).__module__.split(".")[2] for game in GAMES.values()) == GAME_NAMES
+
+
 @pytest.mark.parametrize("top", ["server", "protocol"])
 def test_server_and_protocol_import_no_game(top):
     assert imports_of_games(top) == []

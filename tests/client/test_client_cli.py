@@ -254,3 +254,33 @@ async def test_the_practice_server_listens_without_warming_every_game(monkeypatc
         assert server.port > 0 and warmed == []
     finally:
         await server.close(grace=0.2)
+
+
+def test_a_practice_game_paints_its_table_without_loading_what_it_does_not_show(tmp_path):
+    """Start-up (issue 12 item 13): a Down and Back practice loads neither Cribbage (~35 ms of imports), nor
+    the store (no database), nor ``importlib.metadata`` (the version), nor the lobby's screen, nor asks for the
+    table list (whose games would load every game) before its table is painted."""
+    code = """if True:
+        import asyncio, sys
+        from client.practice import PracticeOptions, start_practice
+        from client.app import DabApp
+        from protocol import messages as m
+
+        async def practise():
+            server, session = await start_practice("Ann", PracticeOptions(bot_delay=5))
+            app = DabApp(session, expect_table=True, server_label="practice")
+            app.on_table_painted = app.exit
+            await app.run_async(headless=True)
+            await server.close(grace=0)
+            return app
+
+        app = asyncio.run(practise())
+        assert app.table_screen is not None and app.table_screen.game is not None
+        assert m.ListTables not in [kind for kind, _ in app.requests_sent]
+        print(sorted(name for name in ("engine.games.cribbage", "server.store", "importlib.metadata",
+                                       "client.screens.lobby") if name in sys.modules))
+    """
+    env = dict(os.environ, DAB_CONFIG_DIR=str(tmp_path), PYTHONPATH=str(ROOT))
+    result = subprocess.run([sys.executable, "-c", code], cwd=ROOT, env=env, capture_output=True, text=True,
+                            timeout=60)
+    assert result.returncode == 0 and result.stdout.strip() == "[]", result.stdout + result.stderr

@@ -73,7 +73,7 @@ async def test_the_new_table_form_offers_a_game_choice_and_asks_the_game_for_its
 
     from client.screens.lobby import CreateTableScreen
 
-    monkeypatch.setitem(engine_games._registry(), _PegGame.name, _PegGame())
+    monkeypatch.setitem(engine_games.GAMES, _PegGame.name, _PegGame())
     monkeypatch.setitem(games.BOARDS, _PegGame.name, "client.games.board:UnsupportedBoard")
     app = DabApp(frozen_clock=True, player_name="Ann", server_label="test")
     async with app.run_test(size=(80, 24)) as pilot:
