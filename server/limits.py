@@ -7,6 +7,10 @@ import ipaddress
 import logging
 import time
 
+# The gateways' clients (a process per SSH session or browser tab) run this much nicer than the
+# server: fifty of them repainting at once must not take the CPU from the game that everyone waits on.
+CLIENT_NICENESS = 10
+
 
 class TokenBucket:
     """``rate`` events per second on average, ``burst`` at once."""

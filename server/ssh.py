@@ -3,8 +3,8 @@
 Each SSH session must have a PTY; it runs the real ``dab-client`` as a child
 process on a pseudo-terminal of its own, connected to this server over
 loopback, with the session's terminal type and size (window changes are set
-on the PTY, which signals the client with SIGWINCH). The child lives exactly as
-long as the session: it ends when the session ends (SIGHUP, then SIGKILL) and
+on the PTY, which signals the client with SIGWINCH), at a lower CPU priority
+than the server (``CLIENT_NICENESS``). The child lives exactly as long as the session: it ends when the session ends (SIGHUP, then SIGKILL) and
 the session ends with the child's exit status.
 
 Identity is the SSH key. The user name is the player's name; a session that
@@ -44,7 +44,7 @@ from typing import Callable
 import asyncssh
 
 from .errors import RequestError
-from .limits import BucketsByKey, address_key
+from .limits import CLIENT_NICENESS, BucketsByKey, address_key
 from .lobby import Lobby
 from .ssh_config import SshConfig
 
@@ -435,8 +435,10 @@ class GatewaySession(asyncssh.SSHServerSession):  # type: ignore[type-arg]
 
 
 def _take_terminal() -> None:
-    """In the child, after setsid: its PTY becomes its controlling terminal (SIGWINCH, SIGHUP)."""
+    """In the child, after setsid: its PTY becomes its controlling terminal (SIGWINCH, SIGHUP);
+    and it yields the CPU to the server (``CLIENT_NICENESS``)."""
     fcntl.ioctl(0, termios.TIOCSCTTY, 0)
+    os.nice(CLIENT_NICENESS)
 
 
 def _kill(proc: asyncio.subprocess.Process) -> None:

@@ -1,7 +1,8 @@
 """The browser: ``dab-server --web-port 8080`` serves the real client to browser tabs with textual-serve.
 
 Each tab runs its own ``dab-client`` (textual-serve's web driver), connected to
-this server over loopback as a guest named ``guest-<pid>``; nothing is read
+this server over loopback as a guest named ``guest-<pid>`` and running nicer
+than the server (``CLIENT_NICENESS``); nothing is read
 from or written to a config file (an empty token pipe). The page is our own
 (``web_page/app_index.html``): it loads only textual-serve's script, style sheet
 and fonts from this server, so it works offline (textual-serve's page links a
@@ -24,7 +25,7 @@ from typing import Any
 from aiohttp import web
 from textual_serve.server import Server
 
-from .limits import BucketsByKey, address_key
+from .limits import CLIENT_NICENESS, BucketsByKey, address_key
 
 PAGE_DIRECTORY = Path(__file__).with_name("web_page")
 
@@ -34,8 +35,10 @@ class WebGateway(Server):
                  max_per_address: int, new_players_per_hour: int) -> None:
         game_host, game_port = game_address
         address = f"[{game_host}]:{game_port}" if ":" in game_host else f"{game_host}:{game_port}"
-        # $$ is the tab's shell, a different number for each tab; 3</dev/null: no token, no config file.
-        command = f"{shlex.quote(sys.executable)} -m client {address} --name guest-$$ --token-fd 3 3</dev/null"
+        # $$ is the tab's shell (the client, after exec), a different number for each tab; 3</dev/null: no
+        # token, no config file; nice: the clients yield the CPU to the server.
+        command = (f"exec nice -n {CLIENT_NICENESS} {shlex.quote(sys.executable)} -m client {address} "
+                   f"--name guest-$$ --token-fd 3 3</dev/null")
         super().__init__(command, host=host, port=port, title="Down and Back", templates_path=PAGE_DIRECTORY)
         self.max_sessions = max_sessions
         self.max_per_address = max_per_address

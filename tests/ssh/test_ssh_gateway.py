@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import re
 import stat
 import subprocess
@@ -9,6 +10,7 @@ import sys
 
 import pytest
 
+from server.limits import CLIENT_NICENESS
 from ssh_helpers import ROOT, Server, Tmux, hand, make_key, needs_openssh, wait_until
 
 pytestmark = needs_openssh
@@ -92,6 +94,9 @@ def test_a_guest_without_a_key_plays_under_their_name(server, tmux):
     tmux.start("g", server.ssh(None, "dora", "-tt"))
     screen = tmux.wait_for("g", "as dora")
     assert "10,000 chips" in screen
+    clients = server.children()  # and, like every session's client, it yields the CPU to the server
+    base = os.getpriority(os.PRIO_PROCESS, server.proc.pid)
+    assert clients and {os.getpriority(os.PRIO_PROCESS, pid) for pid in clients} == {base + CLIENT_NICENESS}
 
 
 def test_without_guests_a_keyless_session_is_refused(tmp_path, keys):

@@ -18,6 +18,7 @@ import pytest
 
 from protocol import messages as m
 from scripted import ScriptedClient
+from server.limits import CLIENT_NICENESS
 
 ROOT = Path(__file__).resolve().parents[2]
 CHROMIUM = shutil.which("chromium")
@@ -171,6 +172,9 @@ async def test_tabs_are_limited_per_browser_address_not_as_loopback(tmp_path):
             async with http.ws_connect(socket_url(url)) as one, http.ws_connect(socket_url(url)) as two:
                 screens = await asyncio.gather(screen_of(one), screen_of(two))
                 assert all("lobby" in text for text in screens), screens  # two loopback connections, both in
+                clients = subprocess.run(["pgrep", "-P", str(proc.pid)], capture_output=True, text=True).stdout
+                base = os.getpriority(os.PRIO_PROCESS, proc.pid)  # each tab's client yields the CPU to the server
+                assert {os.getpriority(os.PRIO_PROCESS, int(pid)) for pid in clients.split()} == {base + CLIENT_NICENESS}
                 assert "At most 2 browser tabs from one address" in await tab(url, http)  # not a third at once
             deadline = time.monotonic() + 10
             while "At most 2" in (third := await tab(url, http)) and time.monotonic() < deadline:
