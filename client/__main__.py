@@ -48,6 +48,10 @@ def build_parser() -> argparse.ArgumentParser:
     practice.add_argument("--bots", type=int, default=None, choices=range(1, 5), metavar="N",
                           help="number of bots, 1 to 4 (default 3 for down-and-back, 1 for cribbage, "
                                "at most 3 for cribbage)")
+    practice.add_argument("--level", default=None, metavar="LEVEL",
+                          help="how well the bots play: easy, normal or strong for down-and-back, normal or "
+                               "strong for cribbage (default: the last one asked for, else the game's usual; "
+                               "remembered)")
     practice.add_argument("--bot-delay", type=float, default=0.8, metavar="SECONDS",
                           help="pause before each bot move (default 0.8)")
     practice.add_argument("--turn-timeout", type=float, default=300.0, metavar="SECONDS",
@@ -107,7 +111,14 @@ async def run(args: argparse.Namespace, config: ClientConfig) -> int:
         if game == "cribbage" and args.bots is not None and args.bots > 3:
             error("cribbage seats at most 4: give --bots 1 to 3")
             return EXIT_USAGE
-        options = PracticeOptions(game=game, bots=args.bots, bot_delay=max(0.0, args.bot_delay),
+        from engine.games import find_game
+
+        levels = find_game(game).bot_levels
+        if args.level is not None and args.level not in levels:
+            error(f"{game} bots play at {', '.join(levels)}: give --level one of them")
+            return EXIT_USAGE
+        level = args.level or (config.practice_level if config.practice_level in levels else None)
+        options = PracticeOptions(game=game, bots=args.bots, level=level, bot_delay=max(0.0, args.bot_delay),
                                   turn_timeout=max(1.0, args.turn_timeout),
                                   seed=args.seed.encode() if args.seed else None)
         try:
@@ -117,6 +128,7 @@ async def run(args: argparse.Namespace, config: ClientConfig) -> int:
             return EXIT_CONNECT
         label = "practice"
         config.name, config.practice_game = name, game
+        config.practice_level = args.level or config.practice_level
     else:
         try:
             address = parse_address(args.address)

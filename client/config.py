@@ -44,6 +44,7 @@ class ClientConfig:
     tokens: dict[str, str] = field(default_factory=dict)
     bell: bool = True  # ring (and notify the desktop) when a decision becomes yours
     practice_game: str | None = None  # the game the last practice was (``--game``), played again by default
+    practice_level: str | None = None  # the bots' level the last practice asked for (``--level``), asked again
     path: Path | None = field(default=None, compare=False, repr=False)
 
     @classmethod
@@ -60,6 +61,7 @@ class ClientConfig:
         tokens = data.get("tokens")
         bell = data.get("bell", True)
         practice_game = data.get("practice_game")
+        practice_level = data.get("practice_level")
         return cls(
             name=name if isinstance(name, str) and name.strip() else None,
             last_server=server if isinstance(server, str) else None,
@@ -67,6 +69,7 @@ class ClientConfig:
             if isinstance(tokens, dict) else {},
             bell=bell if isinstance(bell, bool) else True,
             practice_game=practice_game if isinstance(practice_game, str) else None,
+            practice_level=practice_level if isinstance(practice_level, str) else None,
             path=path,
         )
 
@@ -79,6 +82,8 @@ class ClientConfig:
             data["bell"] = False
         if self.practice_game is not None:
             data["practice_game"] = self.practice_game
+        if self.practice_level is not None:
+            data["practice_level"] = self.practice_level
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
             fd, tmp = tempfile.mkstemp(dir=self.path.parent, prefix=".client-", suffix=".json")

@@ -21,6 +21,7 @@ from .session import Session
 class PracticeOptions:
     game: str = "down-and-back"
     bots: int | None = None  # None: the game's usual number (PRACTICE_BOTS)
+    level: str | None = None  # the bots' level, one of the game's bot_levels (None: the game's default)
     bot_delay: float = 0.8
     turn_timeout: float = 300.0
     round_pause: float = 3.0
@@ -41,9 +42,9 @@ async def start_server(options: PracticeOptions) -> GameServer:
     return server
 
 
-async def set_up_table(session: Session, bots: int, game: str = "down-and-back") -> None:
-    """Create the practice table of ``game``, seat the bots and deal."""
-    for kind, fields in practice_requests(game, bots):
+async def set_up_table(session: Session, bots: int, game: str = "down-and-back", level: str | None = None) -> None:
+    """Create the practice table of ``game``, seat the bots (of ``level``; ``None``: the game's default) and deal."""
+    for kind, fields in practice_requests(game, bots, level=level):
         await session.request(kind, **fields)
 
 
@@ -53,7 +54,7 @@ async def start_practice(name: str, options: PracticeOptions) -> tuple[GameServe
     session = Session("127.0.0.1", server.port, name)
     try:
         await session.connect()
-        await set_up_table(session, practice_bots(options), options.game)
+        await set_up_table(session, practice_bots(options), options.game, options.level)
     except BaseException:
         await session.close()
         await server.close(grace=0.2)

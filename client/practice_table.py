@@ -14,11 +14,12 @@ from protocol import messages as m
 PRACTICE_BOTS = {"down-and-back": 3, "cribbage": 1}  # a full pub table; cribbage one against one
 
 
-def practice_requests(game: str, bots: int, name: str = "Practice") -> Iterator[
+def practice_requests(game: str, bots: int, name: str = "Practice", level: str | None = None) -> Iterator[
         tuple[type[m.Request], dict[str, Any]]]:
-    """``create_table`` of ``game`` with a seat for each of ``bots`` bots, ``add_bot`` for each,
-    and ``start``: to be sent in order, each after the last one's reply."""
+    """``create_table`` of ``game`` with a seat for each of ``bots`` bots, ``add_bot`` for each (of ``level``;
+    ``None``: the server's usual level, asked without one), and ``start``: to be sent in order, each after the
+    last one's reply."""
     yield m.CreateTable, {"name": name, "settings": m.TableSettings(game=game, seats=bots + 1)}
     for _ in range(bots):
-        yield m.AddBot, {}
+        yield m.AddBot, {} if level is None else {"level": level}
     yield m.Start, {}

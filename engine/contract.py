@@ -331,6 +331,8 @@ class GameType(Protocol):
     min_seats: int
     max_seats: int
     setting_fields: tuple[SettingField, ...]
+    bot_levels: tuple[str, ...]  # the levels a host may pick for a bot, weakest first ("easy", "strong", ...)
+    default_bot_level: str  # the level of a bot added without one
 
     def settings(self, data: Mapping[str, Any] | None = None) -> Settings:
         """Validated settings from plain data; a missing field takes its default."""
@@ -344,8 +346,11 @@ class GameType(Protocol):
     def action_from_data(self, data: object) -> Any:
         """The game's one action schema: plain data to an action, or :class:`InvalidAction`."""
 
-    def bot_action(self, game: Game, seat: int) -> Any:
-        """The bot's choice for ``seat``, from what that seat may know only."""
+    def bot_action(self, game: Game, seat: int, level: str | None = None) -> Any:
+        """The choice of a bot of ``level`` (one of :attr:`bot_levels`; ``None``: :attr:`default_bot_level`)
+        for ``seat``, from what that seat may know only. A bot that draws lots draws them from
+        :func:`engine.rng.bot_rng` of the game and the decision alone, so the same game state gives the
+        same choice (a replay or a restored table reproduces it)."""
 
     def timeout_action(self, game: Game, seat: int) -> Any:
         """The safe, passive choice played for a seat whose clock ran out."""

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import hashlib
 import secrets
-from typing import Any, MutableSequence, Protocol, TypeVar
+from typing import Any, Mapping, MutableSequence, Protocol, TypeVar
 
 T = TypeVar("T")
 
@@ -81,3 +81,14 @@ class HashRng:
     def from_data(cls, data: dict[str, Any]) -> "HashRng":
         pool = data.get("pool") or "0x0"
         return cls(bytes.fromhex(data["seed"]), data["counter"], int(pool, 16), data.get("pool_bits", 0))
+
+
+def bot_rng(initial_rng: Mapping[str, Any], *context: object) -> HashRng:
+    """The generator a bot's decision draws its lots from: seeded one-way (SHA-256) from a game's
+    starting RNG state (:attr:`Game.initial_rng`) and the decision's ``context`` (e.g. the number of
+    actions applied so far and the seat). The same game and decision always give the same lots, so a
+    replay reproduces the bot; the game's own stream is never touched (the deal stays as it would be),
+    and nothing about the seed, so nothing about the deal, can be learnt from the bot's lots.
+    """
+    digest = hashlib.sha256(b"bot\0" + bytes.fromhex(initial_rng["seed"]) + repr(context).encode()).digest()
+    return HashRng(digest)

@@ -361,6 +361,7 @@ PLAYER_ID = Str(1, 64, pattern=_ID_PATTERN, what="a player id (1-64 of A-Z a-z 0
 TOKEN = Str(1, 128, pattern=_ID_PATTERN, what="a token (1-128 of A-Z a-z 0-9 _ -)")
 CODE = Str(1, 32, pattern=r"[a-z][a-z0-9_]*", what="a code (1-32 of a-z 0-9 _, starting a-z)")
 GAME_NAME = Str(1, 32, pattern=r"[a-z][a-z0-9-]*", what="a game name (1-32 of a-z 0-9 -, starting a-z)")
+BOT_LEVEL = Str(1, 16, pattern=r"[a-z]+", what="a bot level (1-16 of a-z)")
 TITLE = Str(0, 64)
 _KIND = Str(1, 32, pattern=r"[a-z][a-z0-9_]*", what="a kind (1-32 of a-z 0-9 _, starting a-z)")
 TABLE_STATE = Str(choices=("waiting", "playing", "finished"))
@@ -649,10 +650,11 @@ class Start(Request):
 
 @_message
 class AddBot(Request):
-    """Host only: seat a bot in the first free seat; ok result ``{seat}``."""
+    """Host only: seat a bot of ``level`` (nil: the game's default) in the first free seat; ok result ``{seat}``."""
 
     type: ClassVar[str] = "add_bot"
     id: int = _f(REQUEST_ID)
+    level: str | None = _f(Nullable(BOT_LEVEL), None)
 
 
 @_message

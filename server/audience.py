@@ -75,7 +75,7 @@ class Audience:
             "table_id": table.table_id, "name": table.name, "title": table.game_type.title,
             "settings": table.settings.to_wire(), "state": table.state, "host_seat": table.seat_of(table.host_id),
             "seat": seat,
-            "members": [{"seat": i.seat, "name": i.name, "bot": i.bot, "connected": table.connected(i),
+            "members": [{"seat": i.seat, "name": i.name, "bot": i.bot, "level": i.level, "connected": table.connected(i),
                          "away": table.played_for(i)} for _, i in sorted(table.seats.items())],
             "spectators": len(table.spectators), "private": table.private_code is not None,
             "fixed_seed": table.hub.fixed_seed,

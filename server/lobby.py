@@ -107,9 +107,11 @@ class PlayerRecord:
 
 @functools.cache
 def games_offered() -> list[dict[str, Any]]:
-    """The ``list_tables`` ``games``: each game's name, title, seat range and rule fields, as the game states them."""
+    """The ``list_tables`` ``games``: each game's name, title, seat range, bot levels and rule fields, as the game
+    states them."""
     return [
         {"name": game.name, "title": game.title, "min_seats": game.min_seats, "max_seats": game.max_seats,
+         "bot_levels": list(game.bot_levels), "default_bot_level": game.default_bot_level,
          "rules": [{**dataclasses.asdict(f), "choices": list(f.choices) if f.choices is not None else None}
                    for f in game.setting_fields]}
         for game in GAMES.values()
@@ -838,7 +840,7 @@ class Lobby:
         self._table(player).start(player.player_id)
 
     def _add_bot(self, player: PlayerRecord, msg: m.AddBot) -> dict[str, Any]:
-        return {"seat": self._table(player).add_bot(player.player_id)}
+        return {"seat": self._table(player).add_bot(player.player_id, msg.level)}
 
     def _remove_bot(self, player: PlayerRecord, msg: m.RemoveBot) -> None:
         self._table(player).remove_bot(player.player_id, msg.seat)

@@ -225,7 +225,7 @@ class Pacer:
                 if seat not in game.to_act() or self._automatic_kind(seat) != kind:
                     continue  # moved on already, or came back
                 if kind == "bot":
-                    table.apply_action(seat, table.game_type.bot_action(game, seat))
+                    table.apply_action(seat, table.game_type.bot_action(game, seat, table.seats[seat].level))
                 else:
                     if kind == "absent":
                         table.audience.record([Record("timeout", seat)])

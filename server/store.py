@@ -14,7 +14,7 @@ What is stored, and why it is enough
   (action count, round, phase, pot, stacks, and the full ``Game.to_data()``
   without the history) is written with every unit of work that changed the
   game, and the replay must reproduce it exactly on restore.
-* ``seats``: who sits where (``player_id`` NULL for a bot), and whether a
+* ``seats``: who sits where (``player_id`` NULL for a bot, with its ``bot_level``), and whether a
   player left a running game (their seat is held and auto-played).
 * ``actions``: the engine's action log, in order. Because the engine is a pure
   function of its seed and actions, ``Game.replay`` rebuilds the exact
@@ -286,6 +286,12 @@ def _v6_player_history(conn: sqlite3.Connection) -> None:
              for p, r in game_rows(net, {s: owners.get((table_id, s)) for s in net})])
 
 
+# A bot's level (issue 16), so that a restored table's bots play as they were added. Bots seated before
+# version 7 played the only way there was: their game's default level (NULL reads as that).
+_V7_BOT_LEVEL = """
+ALTER TABLE seats ADD COLUMN bot_level TEXT;
+"""
+
 # (version it produces, what it does, how). Append only; never edit a released step.
 MIGRATIONS: list[tuple[int, str, Migration]] = [
     (1, "initial schema", _script(_V1)),
@@ -295,6 +301,7 @@ MIGRATIONS: list[tuple[int, str, Migration]] = [
     (5, "chat: each table's recent chat, sent again after a restart", _script(_V5_CHAT)),
     (6, "player_rounds, player_games, players.hidden: each player's history and the leaderboard",
      _v6_player_history),
+    (7, "seats: each bot's level", _script(_V7_BOT_LEVEL)),
 ]
 
 
@@ -312,6 +319,7 @@ class SeatRow:
     name: str
     player_id: str | None
     left: bool
+    level: str | None = None  # a bot's level; None for a player (and for bots stored before version 7)
 
 
 @dataclass
@@ -722,8 +730,8 @@ class Store:
         self.set_table_state(table_id, state, host_id)
         self._write("DELETE FROM seats WHERE table_id = ?", (table_id,))
         self._write_many(
-            "INSERT INTO seats (table_id, seat, name, player_id, left_game) VALUES (?, ?, ?, ?, ?)",
-            [(table_id, s.seat, s.name, s.player_id, int(s.left)) for s in seats],
+            "INSERT INTO seats (table_id, seat, name, player_id, left_game, bot_level) VALUES (?, ?, ?, ?, ?, ?)",
+            [(table_id, s.seat, s.name, s.player_id, int(s.left), s.level) for s in seats],
         )
 
     def save_spectators(self, table_id: str, player_ids: Iterable[str]) -> None:
@@ -850,9 +858,10 @@ class Store:
     ) -> TableRow:
         row = TableRow(table_id, table_no, name, game, json.loads(settings), host_id, code, state)
         row.seats = [
-            SeatRow(seat, seat_name, player_id, bool(left))
-            for seat, seat_name, player_id, left in self.conn.execute(
-                "SELECT seat, name, player_id, left_game FROM seats WHERE table_id = ? ORDER BY seat", (table_id,)
+            SeatRow(seat, seat_name, player_id, bool(left), level)
+            for seat, seat_name, player_id, left, level in self.conn.execute(
+                "SELECT seat, name, player_id, left_game, bot_level FROM seats WHERE table_id = ? ORDER BY seat",
+                (table_id,)
             )
         ]
         row.spectators = [player_id for (player_id,) in self.conn.execute(

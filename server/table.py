@@ -126,6 +126,7 @@ class SeatInfo:
     name: str
     player_id: str | None = None  # None for a bot
     left: bool = False  # the player left a running game: auto-played, seat held
+    level: str | None = None  # a bot's level (one of its game's bot_levels); None for a player
 
     @property
     def bot(self) -> bool:
@@ -183,7 +184,10 @@ class Table:
             raise StoreError(f"table {row.table_id}: stored settings are invalid ({exc})") from None
         table = cls(row.table_id, row.name, settings, row.host_id or "", row.private_code, hub, config,
                     rng_factory, store)
-        table.seats = {s.seat: SeatInfo(s.seat, s.name, s.player_id, s.left) for s in row.seats}
+        default_level = table.game_type.default_bot_level  # a bot stored before its level was (schema version 7)
+        table.seats = {s.seat: SeatInfo(s.seat, s.name, s.player_id, s.left,
+                                        s.level if s.player_id is not None or s.level else default_level)
+                       for s in row.seats}
         table.spectators = set(row.spectators)
         table.audience.restore_chat(row.chat)
         table.pacer.absent_not_before = table.loop.time() + config.turn_timeout
@@ -366,16 +370,22 @@ class Table:
             i.player_id is not None and not i.left and self.hub.is_connected(i.player_id) for i in self.seats.values()
         )
 
-    def add_bot(self, player_id: str) -> int:
+    def add_bot(self, player_id: str, level: str | None = None) -> int:
+        """Seat a bot of ``level`` (``None``: the game's default) in the lowest free seat."""
         self._require_host(player_id)
         if self.game is not None:
             raise RequestError("game_running", "bots can only be added before the game starts")
+        levels = self.game_type.bot_levels
+        if level is None:
+            level = self.game_type.default_bot_level
+        elif level not in levels:
+            raise RequestError("bad_level", f"{self.game_type.title} bots play at {', '.join(levels)}, not {level!r}")
         free = [s for s in range(self.settings.seats) if s not in self.seats]
         if not free:
             raise RequestError("table_full", f"all {self.settings.seats} seats are taken")
         used = {i.name for i in self.seats.values()}
         name = next(n for n in itertools.chain(BOT_NAMES, (f"Bot {k}" for k in itertools.count(2))) if n not in used)
-        self.seats[free[0]] = SeatInfo(free[0], name)
+        self.seats[free[0]] = SeatInfo(free[0], name, level=level)
         self.save()
         self.broadcast()
         return free[0]
@@ -395,7 +405,7 @@ class Table:
         if self.store is not None:
             from .store import SeatRow  # loaded with the store
 
-            seats = [SeatRow(i.seat, i.name, i.player_id, i.left) for i in sorted(self.seats.values(), key=lambda i: i.seat)]
+            seats = [SeatRow(i.seat, i.name, i.player_id, i.left, i.level) for i in sorted(self.seats.values(), key=lambda i: i.seat)]
             self.store.save_table(self.table_id, self.host_id, self.state, seats)
 
     def _require_host(self, player_id: str) -> None:

@@ -1,4 +1,4 @@
-"""Small modal dialogs: confirm, a menu of actions, and ask for a private table's code."""
+"""Small modal dialogs: confirm, a menu of actions, ask for a private table's code or a bot's level."""
 
 from __future__ import annotations
 
@@ -107,6 +107,43 @@ class CodeScreen(ModalScreen[str | None]):
             self.dismiss(self.query_one(Input).value.strip() or None)
         else:
             self.dismiss(None)
+
+    def action_cancel(self) -> None:
+        self.dismiss(None)
+
+
+class LevelScreen(ModalScreen[str | None]):
+    """Pick the level of the bot to add: its first letter or Enter on it; Escape adds none."""
+
+    BINDINGS = [Binding("escape", "cancel", "Cancel")]
+
+    def __init__(self, levels: tuple[str, ...], default: str) -> None:
+        super().__init__()
+        self.levels = levels
+        self.default = default
+
+    def compose(self) -> ComposeResult:
+        yield TooSmall()
+        with Vertical(classes="dialog", id="levels"):
+            yield Static(Content.styled("Add a bot that plays", "bold"))
+            options = [Option(Content.assemble(Content.styled(level[0], "bold #ffd75f"), " ", level,
+                                               Content.styled(" (usual)", "dim") if level == self.default else ""),
+                              id=level) for level in self.levels]
+            yield OptionList(*options, id="level-options", compact=True)
+
+    def on_mount(self) -> None:
+        self.query_one(OptionList).highlighted = self.levels.index(self.default)
+
+    def on_key(self, event: events.Key) -> None:
+        for level in self.levels:
+            if event.key == level[0]:
+                event.stop()
+                self.dismiss(level)
+                return
+
+    @on(OptionList.OptionSelected)
+    def _selected(self, event: OptionList.OptionSelected) -> None:
+        self.dismiss(event.option.id)
 
     def action_cancel(self) -> None:
         self.dismiss(None)

@@ -257,6 +257,7 @@ class TableScreen(Screen[None]):
             member = member or {"name": self.names[seat], "connected": False}  # left the finished game
             base[seat] = SeatState(seat=seat, name=member.get("name", "?"), me=seat == me,
                                    host=table.get("host_seat") == seat, bot=bool(member.get("bot")),
+                                   level=member.get("level") if member.get("bot") else None,
                                    connected=member.get("connected", True), away=bool(member.get("away")))
         ordered = self.board.seat_states(game, base)
         for i, panel in enumerate(self.query(SeatPanel)):
@@ -403,7 +404,25 @@ class TableScreen(Screen[None]):
         chat.focus()
 
     def action_add_bot(self) -> None:
-        self.post_message(SendRequest(m.AddBot))
+        """Ask the bot's level when the table's game has several (the game's default highlighted)."""
+        from engine.games import find_game
+
+        from .dialogs import LevelScreen
+
+        try:
+            game = find_game((self.table.get("settings") or {}).get("game", m.DEFAULT_GAME))
+        except KeyError:  # a game this client does not know: the server's default level
+            self.post_message(SendRequest(m.AddBot))
+            return
+        if len(game.bot_levels) < 2:
+            self.post_message(SendRequest(m.AddBot))
+            return
+
+        def picked(level: str | None) -> None:
+            if level is not None:
+                self.post_message(SendRequest(m.AddBot, {"level": level}))
+
+        self.app.push_screen(LevelScreen(game.bot_levels, game.default_bot_level), picked)
 
     def action_remove_bot(self) -> None:
         bots = [m["seat"] for m in self.table.get("members", []) if m.get("bot")]

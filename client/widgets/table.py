@@ -29,6 +29,7 @@ class SeatState:
     me: bool = False
     host: bool = False
     bot: bool = False
+    level: str | None = None  # a bot's level ("strong"), shown beside its chips
     connected: bool = True
     away: bool = False
     out: bool = False
@@ -76,6 +77,8 @@ class SeatPanel(RowsWidget):
         badges = []
         if s.dealer:
             badges.append(("(D)" if display.ascii else "Ⓓ", "bold #ffd75f"))
+        if s.level:
+            badges.append((s.level, "dim italic"))
         stack = Content.assemble(
             (chips(s.stack) if s.stack is not None else "", "#87d787"),
             *[part for badge in badges for part in (" ", badge)],

@@ -219,9 +219,9 @@ async def test_the_practice_game_is_chosen_with_game_and_remembered(monkeypatch,
     tables: list[tuple[str, int]] = []
     set_up = practice.set_up_table
 
-    async def recording(session, bots: int, game: str = "down-and-back") -> None:
+    async def recording(session, bots: int, game: str = "down-and-back", level: str | None = None) -> None:
         tables.append((game, bots))
-        await set_up(session, bots, game)
+        await set_up(session, bots, game, level)
 
     async def no_terminal(self: DabApp) -> None:
         pass
@@ -239,6 +239,37 @@ async def test_the_practice_game_is_chosen_with_game_and_remembered(monkeypatch,
     assert await practise("--game", "cribbage", "--bots", "4") == 2  # cribbage seats at most four
     assert await practise("--game", "down-and-back", "--bots", "2") == 0 and tables[-1] == ("down-and-back", 2)
     assert ClientConfig.load().practice_game == "down-and-back"
+
+
+async def test_the_practice_bots_level_is_asked_with_level_and_remembered(monkeypatch, config_dir):
+    """``--level`` picks the practice bots' level; it is remembered, and a game without that level gets its own
+    default (the memory stays); a level the game lacks is a usage error."""
+    from client import practice
+
+    levels: list[tuple[str, str | None]] = []
+    set_up = practice.set_up_table
+
+    async def recording(session, bots: int, game: str = "down-and-back", level: str | None = None) -> None:
+        levels.append((game, level))
+        await set_up(session, bots, game, level)
+
+    async def no_terminal(self: DabApp) -> None:
+        pass
+
+    monkeypatch.setattr(practice, "set_up_table", recording)
+    monkeypatch.setattr(DabApp, "run_async", no_terminal)
+
+    async def practise(*flags: str) -> int:
+        return await run(build_parser().parse_args(["--bot-delay", "0", "--bots", "1", *flags]), ClientConfig.load())
+
+    assert await practise() == 0 and levels[-1] == ("down-and-back", None)  # never asked: the game's default
+    assert await practise("--level", "easy") == 0 and levels[-1] == ("down-and-back", "easy")
+    assert ClientConfig.load().practice_level == "easy"
+    assert await practise() == 0 and levels[-1] == ("down-and-back", "easy")  # remembered
+    assert await practise("--game", "cribbage") == 0 and levels[-1] == ("cribbage", None)  # no easy cribbage bot
+    assert await practise("--game", "cribbage", "--level", "expert") == 2
+    assert await practise("--game", "down-and-back", "--level", "strong") == 0
+    assert levels[-1] == ("down-and-back", "strong") and ClientConfig.load().practice_level == "strong"
 
 
 async def test_the_practice_server_listens_without_warming_every_game(monkeypatch):

@@ -516,6 +516,13 @@ async def _(env: Env) -> None:
         assert await failure(ann.request(m.AddBot)) == "table_full"
 
 
+@provokes("add_bot", "bad_level")
+async def _(env: Env) -> None:
+    async with env.connect("ann") as ann:
+        await env.table(ann, seats=3)
+        assert await failure(ann.request(m.AddBot, level="expert")) == "bad_level"
+
+
 @provokes("remove_bot", "game_running")
 async def _(env: Env) -> None:
     async with env.connect("ann") as ann:

@@ -7,12 +7,15 @@ from typing import Any, Mapping, Sequence
 from ...contract import Part, SettingField
 from ...rng import HashRng
 from .actions import Action, action_from_data
-from .bots import strong_action, timeout_action
+from .bots import baseline_action, strong_action, timeout_action
 from .events import describe
 from .rounds import public_round, round_outcome, round_record
 from .scoring import RANK_POINTS
 from .rules import MAX_PLAYERS, MIN_PLAYERS, OVER, SETTING_FIELDS, Game, Settings
 from .views import decision_view
+
+
+BOT_LEVELS = ("normal", "strong")
 
 
 class Cribbage:
@@ -36,8 +39,13 @@ class Cribbage:
     def action_from_data(self, data: object) -> Action:
         return action_from_data(data)
 
-    def bot_action(self, game: Game, seat: int) -> Action:
-        return strong_action(decision_view(game, seat))
+    def bot_action(self, game: Game, seat: int, level: str | None = None) -> Action:
+        """``normal``: the baseline bot; ``strong`` (the default): expected points (:mod:`.bots`)."""
+        bot = baseline_action if level == "normal" else strong_action
+        return bot(decision_view(game, seat))
+
+    bot_levels = BOT_LEVELS
+    default_bot_level = "strong"
 
     def timeout_action(self, game: Game, seat: int) -> Action:
         return timeout_action(decision_view(game, seat))

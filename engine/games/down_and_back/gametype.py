@@ -5,14 +5,18 @@ from __future__ import annotations
 from typing import Any, Mapping, Sequence
 
 from ...contract import Part, SettingField
-from ...rng import HashRng
+from ...rng import HashRng, bot_rng
 from .actions import Action, action_from_data
 from .bots import baseline_action, timeout_action
 from .events import describe
 from .rounds import public_round, round_outcome, round_record
 from .tables import warm_up
 from .rules import MAX_PLAYERS, MIN_PLAYERS, OVER, SETTING_FIELDS, Game, Settings
+from .strong import strong_action, warm_up as warm_up_strong
 from .views import decision_view
+
+
+BOT_LEVELS = ("easy", "normal", "strong")
 
 
 class DownAndBack:
@@ -37,7 +41,16 @@ class DownAndBack:
     def action_from_data(self, data: object) -> Action:
         return action_from_data(data)
 
-    def bot_action(self, game: Game, seat: int) -> Action:
+    bot_levels = BOT_LEVELS
+    default_bot_level = "normal"
+
+    def bot_action(self, game: Game, seat: int, level: str | None = None) -> Action:
+        """``easy``: the timeout's passive play (stock, recommended throw and split); ``normal`` (the default):
+        the baseline bot; ``strong``: Monte Carlo (:mod:`.strong`), drawing from :func:`bot_rng`."""
+        if level == "strong":
+            return strong_action(game.view(seat), bot_rng(game.initial_rng, len(game.history), seat))
+        if level == "easy":
+            return timeout_action(decision_view(game, seat))
         return baseline_action(decision_view(game, seat))
 
     def timeout_action(self, game: Game, seat: int) -> Action:
@@ -60,8 +73,9 @@ class DownAndBack:
         return describe(event)
 
     def warm_up(self) -> None:
-        """The hand tables and the discard table (about 0.6 s on a 2-core VM)."""
+        """The hand tables, the discard table and the strong bot's tables (about 1.5 s on a 2-core VM)."""
         warm_up(discard=True)
+        warm_up_strong()
 
     def summary(self, game: Game) -> str:
         if game.phase == OVER and game.standings:
