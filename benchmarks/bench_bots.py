@@ -38,6 +38,7 @@ if str(ROOT) not in sys.path:
 from engine.contract import StartRound, Status  # noqa: E402
 from engine.games import find_game  # noqa: E402
 from engine.games.down_and_back.rules import PLAY  # noqa: E402
+from engine.games.down_and_back.strong import warm_up as warm_up_strong  # noqa: E402
 from engine.rng import HashRng  # noqa: E402
 
 GAME = find_game("down-and-back")
@@ -106,6 +107,7 @@ def main() -> None:
     if args.quick:
         args.heads_up, args.four = 1000, 500
     GAME.warm_up()
+    warm_up_strong()  # the strong bot's tables (built on its first move otherwise): steady-state times
     lines = [f"bench_bots: seed {args.seed!r}, python {sys.version.split()[0]}, {os.cpu_count()} CPUs, "
              f"load average at start {os.getloadavg()[0]:.2f}"]
     print(lines[0], flush=True)

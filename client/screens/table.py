@@ -58,6 +58,8 @@ class TableScreen(Screen[None]):
     # The tooltip is the longer description the help page and the table menu show.
     BINDINGS = [
         Binding("b", "add_bot", "Add bot", tooltip="host, before the game: fill an empty seat with a bot"),
+        Binding("B", "add_bot_level", "Add bot of a level", show=False,
+                tooltip="host, before the game: a bot of a level you pick (easy, normal, strong...)"),
         Binding("x", "remove_bot", "Remove bot", tooltip="host, before the game: remove a bot"),
         Binding("g", "start", "Start", tooltip="host: start the game"),
         Binding("c", "chat", "Chat", tooltip="chat to the table (Escape goes back to the cards)"),
@@ -377,7 +379,7 @@ class TableScreen(Screen[None]):
         view = self.view or {}
         table = self.table
         host = self.me is not None and table.get("host_seat") == self.me
-        if action in ("add_bot", "start"):
+        if action in ("add_bot", "add_bot_level", "start"):
             return host and self.in_waiting_room(view)
         if action == "remove_bot":
             return host and self.in_waiting_room(view) and any(m.get("bot") for m in table.get("members", []))
@@ -404,18 +406,20 @@ class TableScreen(Screen[None]):
         chat.focus()
 
     def action_add_bot(self) -> None:
-        """Ask the bot's level when the table's game has several (the game's default highlighted)."""
+        self.post_message(SendRequest(m.AddBot))
+
+    def action_add_bot_level(self) -> None:
+        """Add a bot of a level the host picks, when the table's game has several (its usual one highlighted)."""
         from engine.games import find_game
 
         from .dialogs import LevelScreen
 
         try:
             game = find_game((self.table.get("settings") or {}).get("game", m.DEFAULT_GAME))
-        except KeyError:  # a game this client does not know: the server's default level
-            self.post_message(SendRequest(m.AddBot))
-            return
-        if len(game.bot_levels) < 2:
-            self.post_message(SendRequest(m.AddBot))
+        except KeyError:  # a game this client does not know
+            game = None
+        if game is None or len(game.bot_levels) < 2:  # nothing to pick: the server's usual level
+            self.action_add_bot()
             return
 
         def picked(level: str | None) -> None:

@@ -148,9 +148,7 @@ async def test_the_new_table_form_creates_a_cribbage_table_with_its_settings(mak
         assert settings["game"] == "cribbage" and settings["seats"] == 3
         assert settings["rules"] == {"target": 61, "skunks": True, "stake": 250, "muggins": False}
         assert isinstance(app.table_screen.board, CribbageBoard)
-        await pilot.press("b", "enter")  # a bot at the usual level (strong)
-        await wait_for(pilot, lambda: len(app.view["table"]["members"]) == 2, what="one bot")
-        await pilot.press("b", "n")  # and a normal one
+        await pilot.press("b", "b")
         await wait_for(pilot, lambda: len(app.view["table"]["members"]) == 3, what="two bots")
         await pilot.press("g")
         await wait_for(pilot, lambda: (app.view.get("game") or {}).get("players") == 3, what="the game started")

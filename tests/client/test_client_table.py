@@ -80,11 +80,8 @@ async def test_table_shows_seats_pile_sort_helper_and_chat(make_app, connect):
         try:
             text = screen_text(app)
             assert "You host this table" in text and "Bob" in text and "empty seat" in text
-            await pilot.press("b")  # the level to add a bot at: the game's usual one is highlighted
-            await wait_for(pilot, lambda: screen_name(app) == "LevelScreen", what="the level asked")
-            await pilot.press("enter")  # a bot joins at the usual level
+            await pilot.press("b")  # a bot joins
             await wait_for(pilot, lambda: len(app.view["table"]["members"]) == 3, what="bot added")
-            assert app.view["table"]["members"][-1]["level"] == "normal"
             await pilot.press("x")  # and leaves again
             await wait_for(pilot, lambda: len(app.view["table"]["members"]) == 2, what="bot removed")
             await pilot.press("g")
@@ -263,21 +260,25 @@ async def test_the_help_lists_every_key_of_every_screen(make_app):
 
 
 async def test_the_host_picks_the_bots_level_and_the_seat_shows_it(make_app, connect):
-    """``b`` asks the level (its first letter picks it, Escape adds nobody); the seat panel names it."""
+    """``b`` adds a bot of the game's usual level; ``B`` asks the level (its first letter or Enter picks it,
+    Escape adds nobody); the seat panel names each bot's level."""
     app = make_app("Ann")
     async with app.run_test(size=(80, 24)) as pilot:
         bob = await _table_with_bob(pilot, app, connect)
         try:
-            await pilot.press("b")
+            await pilot.press("B")
             await wait_for(pilot, lambda: screen_name(app) == "LevelScreen", what="the level asked")
             assert "easy" in screen_text(app) and "strong" in screen_text(app)
             await pilot.press("escape")  # no bot after all
             await wait_for(pilot, lambda: screen_name(app) != "LevelScreen", what="the dialog closed")
-            await pilot.press("b", "s")
+            await pilot.press("B", "s")
             await wait_for(pilot, lambda: len(app.view["table"]["members"]) == 3, what="a strong bot added")
             assert app.view["table"]["members"][-1]["level"] == "strong"
             await wait_for(pilot, lambda: "strong" in screen_text(app), what="the level beside the bot")
-            assert [k for k, _ in app.requests_sent].count(m.AddBot) == 1
+            await pilot.press("b")
+            await wait_for(pilot, lambda: len(app.view["table"]["members"]) == 4, what="a usual bot added")
+            assert app.view["table"]["members"][-1]["level"] == "normal"
+            assert [k for k, _ in app.requests_sent].count(m.AddBot) == 2
         finally:
             await bob.__aexit__(None, None, None)
 
