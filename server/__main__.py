@@ -101,8 +101,8 @@ def build_parser() -> argparse.ArgumentParser:
                         "(default: the platform's user data directory)")
     parser.add_argument("--memory", action="store_true", help="keep nothing on disk: every chip and table is "
                         "lost when the server stops (testing only)")
-    parser.add_argument("--no-group-commit", action="store_true", help="commit each request on its own "
-                        "instead of once per event-loop iteration (slower under load; for measurements)")
+    parser.add_argument("--no-group-commit", action="store_true", help="commit each request on its own, "
+                        "on the event loop, instead of grouped in the writer thread (slower under load; for measurements)")
     parser.add_argument("--starting-balance", type=at_least(int, 0), default=10_000, metavar="CHIPS",
                         help="chips a new player starts with (default 10000). They are free to anyone who connects "
                         "without a token; use 0, and dab-server grant, if chips should mean something")

@@ -8,9 +8,12 @@ Durability (when the lobby has a :class:`~server.store.Store`): each request,
 hello, disconnect and timer step is one unit of work (:meth:`Lobby.atomic`).
 Its writes are committed (fsync) *before* the pushes it produced and its
 ``ok`` leave, so no client ever hears of a state that a crash could take back.
-With ``group_commit`` the units of one event-loop iteration share one
-transaction: the commit runs at the start of the next iteration, then every
-held message goes out (``handle`` returns None and sends the reply itself).
+With ``group_commit`` the units share transactions and the commits run in the
+store's writer thread, off the event loop: the units of one event-loop
+iteration (and all those that run while a commit is in flight) form the next
+transaction. When it is handed to the writer, the messages it owes are built
+and encoded at once, from the state it commits, and they leave when the
+commit is done (``handle`` returns None and the lobby sends the reply itself).
 If a commit fails the process exits at once: memory is then ahead of the
 disk, and the restart restores the last durable state.
 
@@ -27,6 +30,7 @@ final stack returns to their balance when the game is over.
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
 import dataclasses
 import functools
 import hmac
@@ -151,12 +155,14 @@ class Lobby:
         self._tables_pushed_at = float("-inf")
         self._depth = 0
         self._unit = _UnitOfWork(self)
-        self._outbox: list[tuple[str, m.Message, Session | None]] = []
+        self._outbox: list[tuple[str, m.Message, Session | None, bool]] = []  # (to, message, session, reply)
         self._touched: dict[str, Table] = {}
         self._dirty: dict[str, Table] = {}  # tables whose members are owed events and a view
         self._actors: list[str] = []  # players whose requests this flush answers, in order
-        self._corked: list[Session] | None = None  # sessions holding a burst during a flush
+        self._plan: _Delivery | None = None  # what a flush sends, while it is being built
         self._commit_pending = False  # a group commit is scheduled; messages wait for it
+        self._in_flight: tuple[concurrent.futures.Future[None], _Delivery] | None = None  # the commit in the
+        # writer thread, and what waits for it
         self._closing = False
         self._reaper: asyncio.TimerHandle | None = None
         self._code_tries: dict[str, Backoff] = {}  # wrong private codes by table id
@@ -194,8 +200,8 @@ class Lobby:
     def _unit_done(self) -> None:
         if self.store is None or not self.config.group_commit:
             self._commit_and_flush()
-        elif self._commit_pending:
-            pass  # this unit's writes and messages join the scheduled commit
+        elif self._commit_pending or self._in_flight is not None:
+            pass  # this unit's writes and messages join the next commit
         elif self.store.pending:
             self._commit_pending = True
             asyncio.get_running_loop().call_soon(self._group_commit)
@@ -203,74 +209,106 @@ class Lobby:
             self._commit_and_flush()  # nothing to make durable: send now
 
     def _group_commit(self) -> None:
-        if self._commit_pending:
+        if self._commit_pending and self._in_flight is None:
             self._commit_pending = False
             self._commit_and_flush()
+
+    def _held(self) -> bool:
+        """Messages wait: a unit is running, or a commit they may depend on is pending or in flight."""
+        return bool(self._depth) or self._commit_pending or self._in_flight is not None
 
     def touched(self, table: Table) -> None:
         """``table``'s game changed in this unit: checkpoint it before the commit."""
         self._touched[table.table_id] = table
 
     def _commit_and_flush(self) -> None:
+        """Commit what the units since the last flush wrote, and send what they owe once it is durable:
+        in the writer thread with ``group_commit`` (the messages are built now and sent by
+        :meth:`_committed`), else here and now."""
         outbox, self._outbox = self._outbox, []
         touched, self._touched = self._touched, {}
         dirty, self._dirty = self._dirty, {}
         actors, self._actors = self._actors, []
+        commit = None
         if self.store is not None and self.store.pending:
             try:
                 for table in touched.values():
                     table.save_checkpoint()
-                self.store.commit()
+                if self.config.group_commit and not self._closing:  # a shutdown commits here, and waits
+                    commit = self.store.submit()
+                else:
+                    self.store.commit()
             except (sqlite3.Error, StoreError) as exc:
                 self.config.on_fatal(exc)
                 raise
-        # Whoever asked is answered first: the reply leaves at once (it is what
-        # they wait for; the protocol lets it precede the pushes it caused),
-        # then their other messages (a chat line, a table list), events and
-        # view, then everyone else's. Views are built
-        # here, once per member, from the state after every change of this
-        # unit (or group).
-        self._corked = []
+        delivery = self._deliveries(outbox, dirty, actors)
+        if commit is None:
+            delivery.send()
+            return
+        self._in_flight = commit, delivery
+        loop = asyncio.get_running_loop()
+        commit.add_done_callback(lambda done: loop.call_soon_threadsafe(self._committed, done, delivery))
+
+    def _committed(self, commit: "concurrent.futures.Future[None]", delivery: "_Delivery") -> None:
+        """The writer thread made a transaction durable: send what it owed, then hand over the next."""
+        if self._in_flight is None or self._in_flight[1] is not delivery:
+            return  # done already (the shutdown waited for it)
+        self._in_flight = None
+        failure = commit.exception()
+        if failure is not None:  # nothing this transaction's units produced may go out
+            self.config.on_fatal(failure)
+            return
+        delivery.send()
+        assert self.store is not None
+        if self._commit_pending or self._outbox or self._dirty or self.store.pending:
+            self._commit_pending = False
+            self._commit_and_flush()
+
+    def _deliveries(self, outbox: list[tuple[str, m.Message, Session | None, bool]], dirty: dict[str, Table],
+                    actors: list[str]) -> "_Delivery":
+        """Build (and encode) every message a flush sends, in order.
+
+        Whoever asked is answered first: the reply leaves at once (it is what
+        they wait for; the protocol lets it precede the pushes it caused),
+        then their other messages (a chat line, a table list), events and
+        view, then everyone else's. Views are built here, once per member,
+        from the state after every change of this unit (or group).
+        """
+        self._plan = delivery = _Delivery()
         try:
             for actor in dict.fromkeys(actors):  # once each, however many requests they sent in this group
                 mine = [entry for entry in outbox if entry[0] == actor]
-                for entry in sorted(mine, key=lambda entry: entry[2] is None):  # replies (sent to a session) first
-                    self._deliver_entry(*entry)
-                self._uncork()
+                for entry in sorted(mine, key=lambda entry: not entry[3]):  # replies first
+                    self._deliver_entry(entry)
+                delivery.burst()
                 for table in dirty.values():
                     table.audience.flush(only=actor)
-                self._uncork()
+                delivery.burst()
             for entry in outbox:
                 if entry[0] not in actors:
-                    self._deliver_entry(*entry)
+                    self._deliver_entry(entry)
             for table in dirty.values():
                 table.audience.flush()
                 table.audience.flushed()
         finally:
-            self._uncork()
-            self._corked = None
+            self._plan = None
+        return delivery
 
     def _push(self, session: Session, message: m.Message) -> None:
-        if self._corked is not None and session.cork():
-            self._corked.append(session)
-        session.push(message)
+        if self._plan is not None:
+            self._plan.add(session, message)
+        else:
+            session.push(message)
 
-    def _uncork(self) -> None:
-        for session in self._corked or ():
-            session.uncork()
-        if self._corked:
-            self._corked.clear()
-
-    def _deliver_entry(self, player_id: str, message: m.Message, session: Session | None) -> None:
-        if session is None:
-            self._deliver(player_id, message)
-        elif not session.closed:
-            self._push(session, message)
+    def _deliver_entry(self, entry: tuple[str, m.Message, Session | None, bool]) -> None:
+        session = entry[2]
+        if session is not None and not session.closed:
+            self._push(session, entry[1])
 
     def table_dirty(self, table: Table) -> None:
         """``table`` has news for its members: send it with the next flush (now, outside a unit)."""
         self._dirty[table.table_id] = table
-        if not self._depth and not self._commit_pending:
+        if not self._held():
             self._commit_and_flush()
 
     def _restore(self) -> None:
@@ -424,15 +462,14 @@ class Lobby:
     # ------------------------------------------------------------ Hub for tables
 
     def send(self, player_id: str, message: m.Message) -> None:
-        if self._depth or self._commit_pending:
-            self._outbox.append((player_id, message, None))
-        else:
-            self._deliver(player_id, message)
-
-    def _deliver(self, player_id: str, message: m.Message) -> None:
+        """Send ``message`` to the player's session, after the commit it may depend on: to the
+        session connected now (one that replaces it meanwhile gets its own welcome and view)."""
         player = self.players.get(player_id)
-        if player is not None and player.session is not None:
-            self._push(player.session, message)
+        session = player.session if player is not None else None
+        if self._plan is None and self._held():
+            self._outbox.append((player_id, message, session, False))
+        elif session is not None:
+            self._push(session, message)
 
     def is_connected(self, player_id: str) -> bool:
         player = self.players.get(player_id)
@@ -454,7 +491,7 @@ class Lobby:
         if not lobby:
             return
         message = m.Tables(tables=self.summaries())
-        if self._depth or self._commit_pending:  # wait for the commit, like every push
+        if self._held():  # wait for the commit, like every push
             for player in lobby:
                 self.send(player.player_id, message)
             return
@@ -495,17 +532,19 @@ class Lobby:
     # ------------------------------------------------------------ sessions
 
     def hello(self, session: Session, msg: m.Hello) -> m.Welcome:
-        """Greet a new session, or resume a known player by token.
+        """Greet a new session, or resume a known player by token (raises RequestError if refused).
 
-        A new player is durable before their welcome (and token) goes out.
+        The welcome goes out like a reply, after the commit that makes it true
+        (a new player is durable before their token leaves), followed by what
+        brings the session up to date. Messages held for a commit were meant
+        for the sessions that existed when they were made: none reaches this
+        session before its welcome.
         """
-        # Messages held for a group commit were meant for the sessions that existed
-        # when they were made: send them before this session takes the player over
-        # (it gets a full view after its welcome).
-        self._group_commit()
         with self.atomic():
             welcome = self._hello(session, msg)
-        self._group_commit()  # the welcome goes out now: commit what it depends on first
+            self._actors.append(welcome.player_id)
+            self._outbox.append((welcome.player_id, welcome, session, True))
+            self._welcomed(welcome.player_id)
         return welcome
 
     def _hello(self, session: Session, msg: m.Hello) -> m.Welcome:
@@ -587,8 +626,8 @@ class Lobby:
             return None
         return player
 
-    def welcomed(self, player_id: str) -> None:
-        """After the welcome went out: bring the session up to date."""
+    def _welcomed(self, player_id: str) -> None:
+        """After the welcome: bring the session up to date."""
         player = self.players[player_id]
         table = self.tables.get(player.table_id) if player.table_id else None
         if table is None:
@@ -642,7 +681,7 @@ class Lobby:
             with self.atomic():  # the reply joins the unit's outbox, to leave first at the flush
                 reply = self._handle(player_id, msg)
                 self._actors.append(player_id)
-                self._outbox.append((player_id, reply, session))
+                self._outbox.append((player_id, reply, session, True))
         except StoreError as exc:  # the write or commit failed: nothing this unit produced may go out
             log.error("request %s from %s could not be made durable: %s", msg.type, player_id, exc)
             return m.Error(id=getattr(msg, "id", None), code="internal", message="the server hit an internal error")
@@ -897,9 +936,14 @@ class Lobby:
     del _archived
 
     def close(self) -> None:
-        """Stop timers and close the store; seats and games stay stored for the next start."""
+        """Stop timers and close the store (it commits what is pending); seats and games stay stored
+        for the next start."""
+        self._closing = True  # from now on commits run here, not in the writer thread
+        if self._in_flight is not None:
+            commit, delivery = self._in_flight
+            concurrent.futures.wait([commit])
+            self._committed(commit, delivery)  # and what gathered meanwhile, with its checkpoints
         self._group_commit()
-        self._closing = True
         if self._reaper is not None:
             self._reaper.cancel()
         self._sweeper.cancel()
@@ -912,6 +956,46 @@ class Lobby:
 
 _READ_ONLY = frozenset({m.ListTables, m.History, m.Ping, m.PastRounds, m.PastGames, m.Replay, m.Leaderboard})
 """Requests that never write: no lock needed."""
+
+
+class _Delivery:
+    """The messages one flush sends, in order, encoded as they are added; :meth:`send` writes them.
+
+    Each burst's messages to one session leave in one write (the session is
+    corked): the peer wakes once, not once per message.
+    """
+
+    __slots__ = ("_entries", "_encoded")
+
+    def __init__(self) -> None:
+        self._entries: list[tuple[Session, m.Message, bytes] | None] = []  # None: a burst ends
+        self._encoded: dict[int, bytes] = {}  # a message sent to many is encoded once
+
+    def add(self, session: Session, message: m.Message) -> None:
+        encoded = self._encoded.get(id(message))
+        if encoded is None:
+            encoded = self._encoded[id(message)] = m.encode(message)
+        self._entries.append((session, message, encoded))
+
+    def burst(self) -> None:
+        self._entries.append(None)
+
+    def send(self) -> None:
+        corked: list[Session] = []
+        try:
+            for entry in self._entries:
+                if entry is None:
+                    for session in corked:
+                        session.uncork()
+                    corked.clear()
+                    continue
+                session, message, encoded = entry
+                if session.cork():
+                    corked.append(session)
+                session.push(message, encoded)
+        finally:
+            for session in corked:
+                session.uncork()
 
 
 class _UnitOfWork:

@@ -317,14 +317,12 @@ class ClientSession(asyncio.Protocol):
             self.close_with("rate_limited", text)
             return
         try:
-            welcome = self.server.lobby.hello(self, message)
+            welcome = self.server.lobby.hello(self, message)  # the lobby sends it, once it is durable
         except RequestError as exc:
             self.push(m.Error(id=message.id, code=exc.code, message=exc.message))
             self.close_with(exc.code, exc.message)
             return
         self.player_id = welcome.player_id
-        self.push(welcome)
-        self.server.lobby.welcomed(welcome.player_id)
 
 
 def warm_games() -> None:

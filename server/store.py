@@ -43,6 +43,17 @@ request (or one timer step) into one transaction and commits it *before* any
 reply or push about it leaves (see :meth:`server.lobby.Lobby.atomic`), so a
 client is never told about something a crash could take back.
 
+The writer thread
+-----------------
+A running server commits off its event loop: :meth:`Store.submit` hands the
+open transaction (its statements, queued by the write methods) to one writer
+thread, which executes them, commits and fsyncs while the loop goes on; one
+commit is in flight at a time and the next transaction gathers meanwhile. The
+loop touches the connection only while no commit is in flight (the lock for the
+next transaction, start-up reads); ``history`` reads through a second,
+read-only connection, which sees what is committed. :meth:`Store.commit` does
+the same on the caller's thread and waits (tools, tests, shutdown).
+
 Versions
 --------
 ``schema_version`` holds one row. :data:`MIGRATIONS` are applied in order on
@@ -56,6 +67,7 @@ and that every replayed game matches its stored snapshot.
 
 from __future__ import annotations
 
+import concurrent.futures
 import contextlib
 import errno
 import json
@@ -81,7 +93,7 @@ APPLICATION_ID = 0x44614E42  # "DaNB": marks the file as ours (PRAGMA applicatio
 
 
 EXPORT_VERSION = 2  # of the JSON export; 2: every table names its game ("game")
-BUSY_WAIT = 0.1  # s: the longest a write waits for another program's lock (it blocks the event loop)
+BUSY_WAIT = 0.1  # s: the longest a unit waits for another program's lock (it blocks the event loop)
 BUSY_BACKOFF = 1.0  # s: after a busy lock, try again without waiting for this long
 
 
@@ -379,7 +391,14 @@ class Store:
         self.commits = 0
         self.warnings: list[str] = []  # what the operator should fix (said at start)
         self._lock_fd: int | None = None
-        self._in_tx = False
+        self._in_tx = False  # a transaction is open: writes queue in _statements until it is committed
+        self._locked = False  # ... and it holds the write lock already (else the writer takes it first)
+        self._statements: list[tuple[str, Any, bool]] = []  # (sql, parameters, executemany)
+        self._writer: concurrent.futures.ThreadPoolExecutor | None = None
+        self._flight: concurrent.futures.Future[None] | None = None  # the commit in the writer thread
+        self._lock_waited_since: float | None = None  # the writer waits for another program's lock
+        self._reader: sqlite3.Connection | None = None
+        self._next_table_no: int | None = None  # the number create_table gives next (read at opening)
         self.failed: StoreFailed | None = None
         self._busy_until = float("-inf")
         self.immutable = immutable
@@ -393,6 +412,8 @@ class Store:
             raise _open_error(self.path, exc) from None
         try:
             self._open(migrate)
+            if not immutable:
+                self._next_table_no = self._last_table_no() + 1  # the loop may not read while a commit runs
         except (sqlite3.DatabaseError, UnicodeDecodeError) as exc:  # damaged text decodes to neither
             self.conn.close()
             raise _open_error(self.path, exc) from None
@@ -568,6 +589,12 @@ class Store:
                 raise
             self.commits += 1
 
+    def _last_table_no(self) -> int:
+        """The highest table number this database has used (AUTOINCREMENT never reuses one)."""
+        return self.conn.execute(
+            "SELECT max(coalesce(max(table_no), 0), coalesce((SELECT seq FROM sqlite_sequence "
+            "WHERE name = 'tables'), 0)) FROM tables").fetchone()[0]
+
     @property
     def version(self) -> int:
         return self.conn.execute("SELECT version FROM schema_version").fetchone()[0]
@@ -580,11 +607,20 @@ class Store:
         Raises :class:`StoreBusy` if another program holds it for longer than
         :data:`BUSY_WAIT` (no wait at all within :data:`BUSY_BACKOFF` of the
         last time), so a busy database never stalls the server for long.
+        While a commit is in flight the writer thread holds the lock and takes
+        it again for this transaction once that commit is done (waiting out
+        another program that slipped in between, while new units get
+        :class:`StoreBusy`).
         """
         if self._in_tx:
             return
         if self.failed is not None:
             raise self.failed
+        if self._flight is not None and not self._flight.done():
+            if self._lock_waited_since is not None:
+                raise StoreBusy(f"{self.path} is locked by another program")
+            self._in_tx = True
+            return
         quick = time.monotonic() < self._busy_until
         try:
             if quick:
@@ -600,7 +636,7 @@ class Store:
         finally:
             if quick:
                 self.conn.execute(f"PRAGMA busy_timeout = {int(BUSY_WAIT * 1000)}")
-        self._in_tx = True
+        self._in_tx = self._locked = True
 
     def _fail(self, exc: BaseException) -> StoreFailed:
         """Roll back and refuse from now on: what this transaction held is lost, never half-written."""
@@ -611,44 +647,100 @@ class Store:
                     self.conn.execute("ROLLBACK")
             except sqlite3.Error:
                 pass
-            self._in_tx = False
+            self._in_tx = self._locked = False
+            self._statements = []
         return self.failed
 
-    def _write(self, sql: str, params: Sequence[Any] = ()) -> sqlite3.Cursor:
-        """A write in the open transaction; memory may already hold it, so any failure is final."""
+    def _write(self, sql: str, params: Sequence[Any] = (), many: bool = False) -> None:
+        """A write in the open transaction, queued for its commit; memory may already hold it, so any
+        failure (here or at the commit) is final."""
         try:
             self.begin()
-            return self.conn.execute(sql, params)
         except StoreBusy as exc:
             raise self._fail(exc) from None
-        except sqlite3.Error as exc:
-            raise self._fail(exc) from None
+        self._statements.append((sql, params, many))
 
     def _write_many(self, sql: str, rows: Iterable[Sequence[Any]]) -> None:
-        try:
-            self.begin()
-            self.conn.executemany(sql, rows)
-        except StoreBusy as exc:
-            raise self._fail(exc) from None
-        except sqlite3.Error as exc:
-            raise self._fail(exc) from None
+        self._write(sql, list(rows), many=True)
 
     @property
     def pending(self) -> bool:
         """Something to commit (or a failure the commit must report)."""
         return self._in_tx or self.failed is not None
 
+    @property
+    def in_flight(self) -> bool:
+        """A commit is running in the writer thread."""
+        return self._flight is not None and not self._flight.done()
+
+    def submit(self) -> "concurrent.futures.Future[None]":
+        """Hand the open transaction to the writer thread and return at once; the future is done
+        when it is durable (its exception: :class:`StoreFailed`). One commit is in flight at a
+        time: the caller waits for the last one's future before it submits the next."""
+        if self.failed is not None:
+            raise self.failed
+        assert not self.in_flight, "one commit in flight at a time"
+        statements, locked = self._take()
+        if self._writer is None:
+            self._writer = concurrent.futures.ThreadPoolExecutor(1, thread_name_prefix="dab-store-writer")
+        self._flight = self._writer.submit(self._run, statements, locked)
+        return self._flight
+
     def commit(self) -> None:
-        """Make every write since the last commit durable (returns after the fsync)."""
+        """Make every write since the last commit durable, on this thread (returns after the fsync)."""
+        if self._flight is not None:
+            with contextlib.suppress(StoreError):  # a failed commit is reported below, as self.failed
+                self._flight.result()
         if self.failed is not None:
             raise self.failed
         if self._in_tx:
+            self._run(*self._take())
+
+    def _take(self) -> tuple[list[tuple[str, Any, bool]], bool]:
+        statements, locked = self._statements, self._locked
+        self._statements, self._in_tx, self._locked = [], False, False
+        return statements, locked
+
+    def _run(self, statements: list[tuple[str, Any, bool]], locked: bool) -> None:
+        """Execute one transaction's statements and commit it (in the writer thread, or the caller's)."""
+        conn = self.conn
+        try:
+            if not locked:
+                self._lock_again()
+            for sql, params, many in statements:
+                if many:
+                    conn.executemany(sql, params)
+                else:
+                    conn.execute(sql, params)
+            conn.execute("COMMIT")
+        except sqlite3.Error as exc:
+            raise self._fail(exc) from None
+        self.commits += 1
+
+    def _lock_again(self) -> None:
+        """The write lock for a transaction gathered while the last commit was in flight: another
+        program may have taken it meanwhile; wait for it (new units are told ``busy`` meanwhile)."""
+        while True:
             try:
-                self.conn.execute("COMMIT")
-            except sqlite3.Error as exc:
-                raise self._fail(exc) from None
-            self._in_tx = False
-            self.commits += 1
+                self.conn.execute("BEGIN IMMEDIATE")
+                self._lock_waited_since = None
+                return
+            except sqlite3.OperationalError as exc:
+                if exc.sqlite_errorcode not in (sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED) or self.conn is None:
+                    raise
+                if self._lock_waited_since is None:
+                    self._lock_waited_since = time.monotonic()
+
+    def reader(self) -> sqlite3.Connection:
+        """The connection the event loop reads with while commits run in the writer thread: a second,
+        read-only one (it sees what is committed), or the store's own before any was submitted."""
+        if self._writer is None or self.path == ":memory:":
+            return self.conn
+        if self._reader is None:
+            self._reader = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False,
+                                           timeout=BUSY_WAIT)
+            self._reader.execute("PRAGMA query_only = ON")
+        return self._reader
 
     def close(self) -> None:
         """Commit and close; after a failure, close without committing anything more."""
@@ -656,6 +748,12 @@ class Store:
             try:
                 if self.failed is None:
                     self.commit()
+                elif self._flight is not None:
+                    concurrent.futures.wait([self._flight])
+                if self._writer is not None:
+                    self._writer.shutdown(wait=True)
+                if self._reader is not None:
+                    self._reader.close()
                 self.conn.close()
             finally:
                 self.conn = None  # type: ignore[assignment]
@@ -715,14 +813,19 @@ class Store:
     def create_table(
         self, name: str, game: str, settings: dict[str, Any], host_id: str, private_code: str | None,
     ) -> str:
-        """Insert a new waiting table playing ``game`` (a GameType's name); return its id (``t<number>``, never reused)."""
-        cursor = self._write(
-            "INSERT INTO tables (table_id, name, game, settings, host_id, private_code, state, created_at) "
-            "VALUES ('', ?, ?, ?, ?, ?, 'waiting', ?)",
-            (name, game, _json(settings), host_id, private_code, time.time()),
+        """Insert a new waiting table playing ``game`` (a GameType's name); return its id (``t<number>``, never reused).
+
+        The number is the next after every table this database has held (one server writes it), so it
+        is known before the commit that inserts it."""
+        table_no = self._next_table_no
+        assert table_no is not None, "an immutable store creates nothing"
+        self._next_table_no = table_no + 1
+        table_id = f"t{table_no}"
+        self._write(
+            "INSERT INTO tables (table_no, table_id, name, game, settings, host_id, private_code, state, created_at) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?, 'waiting', ?)",
+            (table_no, table_id, name, game, _json(settings), host_id, private_code, time.time()),
         )
-        table_id = f"t{cursor.lastrowid}"
-        self._write("UPDATE tables SET table_id = ? WHERE table_no = ?", (table_id, cursor.lastrowid))
         return table_id
 
     def save_table(self, table_id: str, host_id: str | None, state: str, seats: Iterable[SeatRow]) -> None:
@@ -948,7 +1051,7 @@ class Store:
 
     def public_rounds(self, table_id: str, limit: int) -> Iterator[dict[str, Any]]:
         """What players may see of a table's last ``limit`` finished rounds, newest first, read lazily."""
-        for tid, number, raw, game in self.conn.execute(
+        for tid, number, raw, game in self.reader().execute(
             "SELECT rounds.table_id, rounds.round_no, CAST(rounds.public AS BLOB), tables.game "
             "FROM rounds JOIN tables USING (table_id) "
             "WHERE rounds.table_id = ? ORDER BY rounds.round_no DESC LIMIT ?", (table_id, limit)
@@ -961,7 +1064,7 @@ class Store:
         Ordered by ``seq``, the order in which rounds finished here, never by
         their wall-clock times.
         """
-        for tid, number, raw, game in self.conn.execute(
+        for tid, number, raw, game in self.reader().execute(
             "SELECT rounds.table_id, rounds.round_no, CAST(rounds.public AS BLOB), tables.game "
             "FROM rounds JOIN tables USING (table_id) "
             "WHERE rounds.table_id IN (SELECT table_id FROM ledger WHERE player_id = ? AND kind = 'buy_in') "

@@ -46,7 +46,7 @@ def timing_watch(monkeypatch) -> list[str]:
             return result
         return checked
 
-    for name in ("handle", "welcomed", "disconnected"):
+    for name in ("handle", "hello", "disconnected"):
         monkeypatch.setattr(Lobby, name, after_lobby(getattr(Lobby, name)))
     monkeypatch.setattr(Pacer, "_guarded", after_step(Pacer._guarded))
     yield problems

@@ -34,6 +34,24 @@ ROOT = Path(__file__).resolve().parents[2]
 FAST = ["--bot-delay", "0", "--round-pause", "0.05", "--turn-timeout", "5", "--request-rate", "2000"]
 
 
+
+class FailingWrites:
+    """The store's connection, with the next statement starting ``prefix`` failing with ``error``
+    (a full disk unless told)."""
+
+    def __init__(self, conn: sqlite3.Connection, prefix: str, error: str = "database or disk is full") -> None:
+        self.conn, self.prefix, self.error = conn, prefix, error
+
+    def execute(self, sql, params=()):
+        if self.prefix and sql.startswith(self.prefix):
+            self.prefix = ""
+            raise sqlite3.OperationalError(self.error)
+        return self.conn.execute(sql, params)
+
+    def __getattr__(self, name):
+        return getattr(self.conn, name)
+
+
 def run_cli(*args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run([sys.executable, "-m", "server", *args], capture_output=True, text=True, timeout=30, cwd=ROOT)
 

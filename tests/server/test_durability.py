@@ -39,7 +39,7 @@ from server import store as store_module
 from server.net import GameServer
 from server.store import DB_NAME, Store, StoreError
 
-from durability_helpers import FAST, Player, ServerProcess, integrity, make_store, refused, replay, run_cli, stored_tables
+from durability_helpers import FAST, FailingWrites, Player, ServerProcess, integrity, make_store, refused, replay, run_cli, stored_tables
 
 
 async def seat(server: ServerProcess, names: list[str], bots: int = 0, **settings) -> list[Player]:
@@ -363,11 +363,7 @@ async def test_a_failed_commit_acknowledges_nothing(durable, group_commit):
     async with ScriptedClient(server.port, "ann") as ann:
         await ann.request(m.CreateTable, name="t", settings=m.TableSettings(seats=2))
         store = server.lobby.store
-
-        def broken_commit():
-            raise sqlite3.OperationalError("disk I/O error")
-
-        store.commit = broken_commit
+        store.conn = FailingWrites(store.conn, "COMMIT", "disk I/O error")  # in the writer thread, or here
         pushes = len(ann.all_views)
         if group_commit:  # the reply waits for a commit that never comes (in production the process exits)
             with pytest.raises(asyncio.TimeoutError):
@@ -378,9 +374,8 @@ async def test_a_failed_commit_acknowledges_nothing(durable, group_commit):
             assert info.value.code == "internal"
         assert failures and "disk I/O error" in str(failures[0])
         assert len(ann.all_views) == pushes  # the view showing the bot was never sent
-        del store.commit  # what the process exit does in production: the transaction never commits
-        store.conn.execute("ROLLBACK")
-        store._in_tx = False
+        assert store.failed is not None and not store.conn.in_transaction  # rolled back; nothing more is written
+        store.conn = store.conn.conn
 
 
 async def test_buying_in_needs_chips(durable):
@@ -444,9 +439,9 @@ async def test_a_game_survives_an_engine_upgrade_from_its_checkpoint(durable, mo
     table = server.lobby.tables[tid]
     assert table.game.to_data() == before  # same hands, same stock, same turn
     assert "restoring it from its checkpoint" in caplog.text
-    assert server.lobby.store.conn.execute("SELECT engine FROM tables").fetchone() == (None,)
     async with ScriptedClient(server.port, "ann", token) as ann:
-        assert ann.link.welcome.seat == 0
+        assert ann.link.welcome.seat == 0  # the welcome came after the restore's commit
+        assert server.lobby.store.conn.execute("SELECT engine FROM tables").fetchone() == (None,)
         await asyncio.wait_for(autoplay(ann, 2, host=True), 30)
         assert ann.views[tid]["phase"] == "over"
         assert sum(s["stack"] for s in ann.views[tid]["standings"]) == 2000
@@ -483,17 +478,28 @@ async def test_messages_held_for_a_group_commit_never_reach_a_session_before_its
         class NewSession:  # a reconnect whose welcome has not gone out yet
             closed = False
             pushed: list = []
+            arrived = asyncio.Event()
 
-            def push(self, message):
+            def push(self, message, encoded=None):
                 self.pushed.append(message)
+                self.arrived.set()
+
+            def cork(self):
+                return False
+
+            def uncork(self):
+                pass
 
             def close_with(self, reason, text):
                 self.closed = True
 
         with lobby.atomic():  # a unit with writes: its messages wait for the group commit
             lobby.store.set_table_state("t0", "closed")
-            lobby.send(player_id, m.Tables(tables=()))
+            held = m.Tables(tables=())
+            lobby.send(player_id, held)
         assert lobby._commit_pending
         welcome = lobby.hello(NewSession(), m.Hello(id=1, version=m.PROTOCOL_VERSION, name="ann", token=token))
-        assert welcome.resumed and NewSession.pushed == []
-        assert old.closed  # replaced, after the held message went to it
+        assert welcome.resumed and NewSession.pushed == []  # the welcome waits for the commit too
+        assert old.closed  # replaced; the held message was meant for it
+        await asyncio.wait_for(NewSession.arrived.wait(), 5)
+        assert NewSession.pushed[0] is welcome and all(p is not held for p in NewSession.pushed)

@@ -32,7 +32,7 @@ from server.net import GameServer
 from server.store import DB_NAME, Store, StoreError
 from server.table import TableConfig
 
-from durability_helpers import refused
+from durability_helpers import FailingWrites, refused
 
 
 @pytest.fixture
@@ -88,22 +88,6 @@ async def test_a_busy_database_answers_busy_and_changes_nothing(durable, tmp_pat
     history = server.lobby.tables[tid].game.history  # restored: no gap, every acknowledged action in place
     for seat, action, seq in acked:
         assert history[seq] == (seat, action)
-
-
-class FailingWrites:
-    """The store's connection, with the next statement starting ``prefix`` failing like a full disk."""
-
-    def __init__(self, conn: sqlite3.Connection, prefix: str) -> None:
-        self.conn, self.prefix = conn, prefix
-
-    def execute(self, sql, params=()):
-        if self.prefix and sql.startswith(self.prefix):
-            self.prefix = ""
-            raise sqlite3.OperationalError("database or disk is full")
-        return self.conn.execute(sql, params)
-
-    def __getattr__(self, name):
-        return getattr(self.conn, name)
 
 
 @pytest.mark.parametrize("group_commit", [False, True])

@@ -47,7 +47,7 @@ async def test_scripted_clients_play_whole_games(connect, players):
 
 async def test_no_client_is_ever_sent_another_players_hidden_cards(server, connect, monkeypatch):
     """Record every byte pushed to each client with what was secret from it at that moment."""
-    sent: dict[str, list[tuple[bytes, set[str]]]] = {}
+    sent: dict = {}  # by session, then by player
     original = ClientSession.push
 
     def secrets_for(player_id: str) -> set[str]:
@@ -69,10 +69,10 @@ async def test_no_client_is_ever_sent_another_players_hidden_cards(server, conne
                     hidden |= {str(c) for c in p.hand}
         return hidden - public - ({str(c) for c in game.players[seat].hand} if seat is not None else set())
 
-    def recording_push(session, message):
-        if session.player_id is not None:
-            sent.setdefault(session.player_id, []).append((_encoded(message), secrets_for(session.player_id)))
-        return original(session, message)
+    def recording_push(session, message, encoded=None):  # the welcome leaves before the session knows its player
+        hidden = secrets_for(session.player_id) if session.player_id is not None else set()
+        sent.setdefault(session, []).append((_encoded(message), hidden))
+        return original(session, message, encoded)
 
     monkeypatch.setattr(ClientSession, "push", recording_push)
     async with AsyncExitStack() as stack:
@@ -87,6 +87,7 @@ async def test_no_client_is_ever_sent_another_players_hidden_cards(server, conne
         await host.request(m.Start)
         await asyncio.wait_for(asyncio.gather(*(autoplay(c, 2, host=(c is host)) for c in clients)), 60)
         await watcher.wait_for(lambda: watcher.view["phase"] == "over")
+    sent = {session.player_id: frames for session, frames in sent.items() if session.player_id is not None}
     checked = 0
     for player_id, frames in sent.items():
         for data, hidden in frames:

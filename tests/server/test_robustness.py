@@ -153,9 +153,9 @@ async def test_a_client_that_never_reads_is_dropped_and_delays_nobody(server, co
         peak = 0
         original_push = type(sloth).push
 
-        def measuring_push(message, _session=sloth):
+        def measuring_push(message, encoded=None, _session=sloth):
             nonlocal peak
-            original_push(_session, message)
+            original_push(_session, message, encoded)
             if not _session.closed:
                 peak = max(peak, _session.transport.get_write_buffer_size())
 
