@@ -713,7 +713,7 @@ class Store:
                 else:
                     conn.execute(sql, params)
             conn.execute("COMMIT")
-        except sqlite3.Error as exc:
+        except Exception as exc:  # sqlite3.Error, or a bug: either way nothing of it is durable
             raise self._fail(exc) from None
         self.commits += 1
 

@@ -25,6 +25,7 @@ import os
 import signal
 import sqlite3
 import stat
+import threading
 import time
 from contextlib import AsyncExitStack
 
@@ -39,7 +40,8 @@ from server import store as store_module
 from server.net import GameServer
 from server.store import DB_NAME, Store, StoreError
 
-from durability_helpers import FAST, FailingWrites, Player, ServerProcess, integrity, make_store, refused, replay, run_cli, stored_tables
+from durability_helpers import (FAST, FailingWrites, Player, ServerProcess, integrity, make_store, refused, replay,
+                                run_cli, stored_tables, wait_until)
 
 
 async def seat(server: ServerProcess, names: list[str], bots: int = 0, **settings) -> list[Player]:
@@ -376,6 +378,48 @@ async def test_a_failed_commit_acknowledges_nothing(durable, group_commit):
         assert len(ann.all_views) == pushes  # the view showing the bot was never sent
         assert store.failed is not None and not store.conn.in_transaction  # rolled back; nothing more is written
         store.conn = store.conn.conn
+
+
+class HeldCommits:
+    """The store's connection, its COMMITs held (in the writer thread) until ``release`` is set."""
+
+    def __init__(self, conn: sqlite3.Connection) -> None:
+        self.conn, self.release, self.entered = conn, threading.Event(), threading.Event()
+
+    def execute(self, sql, params=()):
+        if sql == "COMMIT":
+            self.entered.set()
+            assert self.release.wait(10), "the commit was never released (was it run on the event loop?)"
+        return self.conn.execute(sql, params)
+
+    def __getattr__(self, name):
+        return getattr(self.conn, name)
+
+
+async def test_a_commit_in_flight_holds_its_replies_but_never_the_event_loop(durable):
+    failures: list[BaseException] = []
+    server = await durable(on_fatal=failures.append)
+    lobby, loop = server.lobby, asyncio.get_running_loop()
+    async with ScriptedClient(server.port, "ann") as ann, ScriptedClient(server.port, "bob") as bob:
+        await ann.request(m.CreateTable, name="a", settings=m.TableSettings(seats=2))
+        store = lobby.store
+        commits, views = store.commits, len(ann.all_views)
+        held = store.conn = HeldCommits(store.conn)
+        add_bot = asyncio.ensure_future(ann.request(m.AddBot))
+        assert await loop.run_in_executor(None, held.entered.wait, 10)  # the writer thread is in the COMMIT
+        started = loop.time()
+        await asyncio.sleep(0.05)  # the loop runs its timers meanwhile
+        assert loop.time() - started < 1.0
+        held.entered.clear()
+        create = asyncio.ensure_future(bob.request(m.CreateTable, name="b", settings=m.TableSettings(seats=2)))
+        await wait_until(lambda: "t2" in lobby.tables, 5)  # bob's unit ran during the commit: memory changed...
+        assert not add_bot.done() and not create.done() and len(ann.all_views) == views  # ...nobody was told
+        held.release.set()
+        assert (await asyncio.wait_for(add_bot, 5))["seat"] == 1
+        assert (await asyncio.wait_for(create, 5))["table_id"] == "t2"
+        assert store.commits == commits + 2  # one in flight at a time: bob's was the next
+        assert len(ann.all_views) > views and not failures
+        store.conn = held.conn
 
 
 async def test_buying_in_needs_chips(durable):
