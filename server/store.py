@@ -45,14 +45,13 @@ client is never told about something a crash could take back.
 
 The writer thread
 -----------------
-A running server commits off its event loop: :meth:`Store.submit` hands the
-open transaction (its statements, queued by the write methods) to one writer
-thread, which executes them, commits and fsyncs while the loop goes on; one
-commit is in flight at a time and the next transaction gathers meanwhile. The
-loop touches the connection only while no commit is in flight (the lock for the
-next transaction, start-up reads); ``history`` reads through a second,
+A running server commits off its event loop: the write methods queue their
+statements, and :meth:`Store.submit` runs them and hands the COMMIT (the fsync)
+to one writer thread while the loop goes on; one commit is in flight at a time
+and the next transaction gathers meanwhile. The loop touches the connection
+only while no commit is in flight; ``history`` reads through a second,
 read-only connection, which sees what is committed. :meth:`Store.commit` does
-the same on the caller's thread and waits (tools, tests, shutdown).
+it all on the caller's thread and waits (tools, tests, shutdown).
 
 Versions
 --------
@@ -674,17 +673,42 @@ class Store:
         return self._flight is not None and not self._flight.done()
 
     def submit(self) -> "concurrent.futures.Future[None]":
-        """Hand the open transaction to the writer thread and return at once; the future is done
-        when it is durable (its exception: :class:`StoreFailed`). One commit is in flight at a
-        time: the caller waits for the last one's future before it submits the next."""
+        """Commit the open transaction in the writer thread; the future is done when it is durable
+        (its exception: :class:`StoreFailed`). One commit is in flight at a time: the caller waits
+        for the last one's future before it submits the next.
+
+        The statements run here (the connection is free: no commit is in flight), so the thread
+        has one step, the COMMIT and its fsync: every step it takes waits for the interpreter
+        lock, which the loop holds. Only if another program took the lock since the last
+        commit does the thread run them, once it has waited for the lock.
+        """
         if self.failed is not None:
             raise self.failed
         assert not self.in_flight, "one commit in flight at a time"
         statements, locked = self._take()
         if self._writer is None:
             self._writer = concurrent.futures.ThreadPoolExecutor(1, thread_name_prefix="dab-store-writer")
+        try:
+            if locked or self._lock_at_once():
+                self._execute(statements)
+                statements, locked = [], True
+        except Exception as exc:  # sqlite3.Error, or a bug: either way nothing of it is durable
+            raise self._fail(exc) from None
         self._flight = self._writer.submit(self._run, statements, locked)
         return self._flight
+
+    def _lock_at_once(self) -> bool:
+        """The write lock if nobody holds it (False: another program does), without waiting."""
+        self.conn.execute("PRAGMA busy_timeout = 0")
+        try:
+            self.conn.execute("BEGIN IMMEDIATE")
+            return True
+        except sqlite3.OperationalError as exc:
+            if exc.sqlite_errorcode not in (sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED):
+                raise
+            return False
+        finally:
+            self.conn.execute(f"PRAGMA busy_timeout = {int(BUSY_WAIT * 1000)}")
 
     def commit(self) -> None:
         """Make every write since the last commit durable, on this thread (returns after the fsync)."""
@@ -703,19 +727,22 @@ class Store:
 
     def _run(self, statements: list[tuple[str, Any, bool]], locked: bool) -> None:
         """Execute one transaction's statements and commit it (in the writer thread, or the caller's)."""
-        conn = self.conn
         try:
             if not locked:
                 self._lock_again()
-            for sql, params, many in statements:
-                if many:
-                    conn.executemany(sql, params)
-                else:
-                    conn.execute(sql, params)
-            conn.execute("COMMIT")
+            self._execute(statements)
+            self.conn.execute("COMMIT")
         except Exception as exc:  # sqlite3.Error, or a bug: either way nothing of it is durable
             raise self._fail(exc) from None
         self.commits += 1
+
+    def _execute(self, statements: list[tuple[str, Any, bool]]) -> None:
+        conn = self.conn
+        for sql, params, many in statements:
+            if many:
+                conn.executemany(sql, params)
+            else:
+                conn.execute(sql, params)
 
     def _lock_again(self) -> None:
         """The write lock for a transaction gathered while the last commit was in flight: another
