@@ -81,6 +81,15 @@ RESULT = {
 }
 
 
+@pytest.fixture(autouse=True, scope="module")
+def warm_meter() -> None:
+    """The hand helper shows the win-both meter once its pool is built (the board builds it in a thread):
+    built before any snapshot here, so each shows the same figure however fast that thread runs."""
+    from engine.games.down_and_back import meter
+
+    meter.warm_up()
+
+
 def make_app(ascii: bool) -> DabApp:
     return DabApp(display=Display(ascii=ascii), frozen_clock=True, player_name="Ann", server_label="snapshot")
 

@@ -255,3 +255,23 @@ async def test_the_table_under_the_showdown_does_not_repaint_it():
         app.receive(m.Event(table_id="t1", events=(copy.deepcopy(RESULT),)))
         await wait_for(pilot, lambda: screen_name(app) == "RevealScreen", what="the reveal, a dialog")
         assert app._background_screens == [app.table_screen]  # the table shows around the dialog
+
+
+async def test_the_helper_shows_the_meter_once_the_board_has_built_it():
+    """The board builds the win-both meter in a thread after its first paint; from then on the helper's
+    figure is the meter's for the recommended split against the opponents in the round."""
+    from engine.cards import parse_cards
+    from engine.games.down_and_back import meter
+    from engine.games.down_and_back.splits import best_split
+
+    app = make_app(ascii=False)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await feed(pilot, OTHERS_TURN)
+        await pilot.press("h")
+        await wait_for(pilot, lambda: meter.is_warm(), what="the meter built by the board", timeout=30)
+        option = best_split(parse_cards(SEVEN))
+        opponents = sum(1 for p in OTHERS_TURN["players"] if p["in_round"]) - 1
+        figure = f"{meter.win_both_meter(option.down, option.back, opponents):.0%}"
+        helper = app.table_screen.query_one(HandHelper)
+        helper.refresh()
+        await wait_for(pilot, lambda: figure in screen_text(app), what=f"the meter's {figure}")

@@ -28,11 +28,11 @@ def evaluate_split(down: Sequence[str], back: Sequence[str], opponents: int) -> 
     """Names of both hands and the win-both estimate of this arrangement."""
     from engine.cards import parse_cards
     from engine.games.down_and_back.tables import evaluate3, evaluate4
-    from engine.games.down_and_back.splits import win_both_chance
+    from engine.games.down_and_back.meter import win_both
 
     down_cards, back_cards = parse_cards(list(down)), parse_cards(list(back))
     d, b = evaluate4(down_cards), evaluate3(back_cards)
-    return d.name, b.name, win_both_chance(down_cards, back_cards, max(1, opponents))
+    return d.name, b.name, win_both(down_cards, back_cards, max(1, opponents))
 
 
 class SplitView(Widget):
@@ -138,14 +138,15 @@ class ShowdownScreen(Screen[dict[str, Any] | None]):
 
     def action_best(self) -> None:
         from engine.cards import parse_cards
-        from engine.games.down_and_back.splits import best_split, win_both_chance
+        from engine.games.down_and_back.meter import win_both
+        from engine.games.down_and_back.splits import best_split
 
         if len(self.hand) != 7:
             return
         if self._best is None:
             option = best_split(parse_cards(list(self.hand)))
             self._best = (tuple(map(str, option.down)), tuple(map(str, option.back)),
-                          win_both_chance(option.down, option.back, max(1, self.opponents)))
+                          win_both(option.down, option.back, max(1, self.opponents)))
         view = self.query_one(SplitView)
         view.best = self._best[2]
         view.marked = None

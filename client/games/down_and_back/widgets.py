@@ -137,7 +137,8 @@ class HandHelper(Widget):
 
 def helper_content(cards: Sequence[str], opponents: int, display: Display, allowed: Collection[str] = ()) -> Content:
     from engine.cards import parse_cards
-    from engine.games.down_and_back.splits import best_split, win_both_chance
+    from engine.games.down_and_back.meter import win_both
+    from engine.games.down_and_back.splits import best_split
 
     if len(cards) not in (7, 8):
         return Content.styled("Hand helper: shows the best split once you hold 7 cards.", "dim")
@@ -148,7 +149,7 @@ def helper_content(cards: Sequence[str], opponents: int, display: Display, allow
         lead = [Content.assemble(("Throw ", "dim"), display.card(throw), (" to keep:", "dim"))]
         hand = [c for c in hand if str(c) != throw]
     split = best_split(hand)
-    estimate = win_both_chance(split.down, split.back, max(1, opponents))
+    estimate = win_both(split.down, split.back, max(1, opponents))
     who = "1 opponent" if opponents <= 1 else f"{opponents} opponents"
     lines = lead + [
         Content.assemble(("Down ", "dim"), display.cards(str(c) for c in split.down), "  ", (split.down_value.name, "bold")),
