@@ -221,6 +221,7 @@ class DabApp(App[None]):
         import asyncio
 
         asyncio.get_running_loop().add_signal_handler(signal.SIGHUP, self.exit, None, TERMINAL_GONE)
+        self._resume_only_after_a_suspension()
         poller = select.poll()
         poller.register(sys.__stdin__.fileno(), 0)  # hang-up and errors are always reported
 
@@ -229,6 +230,21 @@ class DabApp(App[None]):
                 self.exit(return_code=TERMINAL_GONE)
 
         self.set_interval(1.0, check)
+
+    def _resume_only_after_a_suspension(self) -> None:
+        """A terminal that hangs up sends SIGCONT along with SIGHUP. Textual's SIGCONT handler
+        resumes application mode whether or not it was suspended: on a dead terminal, a second
+        output thread that dies on its first write, and an exit that then waits on it for ever
+        (the client outlived its dropped SSH session). It may resume only what SIGTSTP suspended."""
+        textual_resume = signal.getsignal(signal.SIGCONT)
+        driver = self._driver
+
+        def resume(signum: int, frame: Any) -> None:
+            if getattr(driver, "_must_signal_resume", False) and callable(textual_resume):
+                textual_resume(signum, frame)
+
+        if callable(textual_resume):
+            signal.signal(signal.SIGCONT, resume)
 
     def fail(self, text: str) -> None:
         """Leave the app with ``text`` as the error the command line prints."""

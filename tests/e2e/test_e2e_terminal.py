@@ -2,10 +2,16 @@
 
 from __future__ import annotations
 
+import fcntl
 import os
+import pty
+import re
+import select
 import signal
+import struct
 import subprocess
 import sys
+import termios
 import time
 from pathlib import Path
 
@@ -54,3 +60,47 @@ def test_exits_cleanly_on_sighup():
         assert client.proc.wait(10) == 128 + signal.SIGHUP  # an orderly exit, not killed by the signal
     finally:
         client.close()
+
+
+def _controlling_terminal() -> None:
+    """In the child, after setsid: the PTY becomes its controlling terminal, as under sshd or the SSH gateway."""
+    fcntl.ioctl(0, termios.TIOCSCTTY, 0)
+
+
+def test_a_hang_up_as_the_server_goes_ends_every_client(tmp_path):
+    """A hang-up sends SIGHUP and SIGCONT; with the connection lost at the same moment (the notices
+    being drawn), Textual resumed a terminal that was gone and some clients never exited."""
+    env = dict(os.environ, PYTHONPATH=str(ROOT), DAB_CONFIG_DIR=str(tmp_path), TERM="xterm-256color")
+    server = subprocess.Popen([sys.executable, "-m", "server", "--host", "127.0.0.1", "--port", "0", "--memory"],
+                              cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    clients: list[tuple[subprocess.Popen[bytes], int]] = []
+    try:
+        while not (listening := re.search(r"listening on \S+:(\d+)", server.stderr.readline())):
+            assert server.poll() is None
+        port = int(listening.group(1))
+        for n in range(3):
+            master, slave = pty.openpty()
+            fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 24, 80, 0, 0))
+            proc = subprocess.Popen([sys.executable, "-m", "client", f"127.0.0.1:{port}", "--name", f"c{n}"],
+                                    cwd=ROOT, env=env, stdin=slave, stdout=slave, stderr=slave,
+                                    start_new_session=True, preexec_fn=_controlling_terminal)
+            os.close(slave)
+            clients.append((proc, master))
+        for proc, master in clients:  # each in its lobby
+            screen, deadline = b"", time.monotonic() + 30
+            while b"lobby" not in screen:
+                assert time.monotonic() < deadline and proc.poll() is None, screen
+                if select.select([master], [], [], 0.1)[0]:
+                    screen += os.read(master, 1 << 16)
+        server.kill()  # the connections drop while every terminal hangs up
+        for _, master in clients:
+            os.close(master)
+        for proc, _ in clients:
+            assert proc.wait(10) is not None
+    finally:
+        for proc, _ in clients:
+            if proc.poll() is None:
+                proc.kill()
+                proc.wait()
+        server.kill()
+        server.wait()
