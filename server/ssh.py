@@ -99,6 +99,7 @@ class SshGateway:
         self.fingerprint = self.key.get_fingerprint("sha256")
         self.connections: set[GatewayConnection] = set()
         self.per_address: dict[str, int] = {}
+        self.refusing: set[GatewayConnection] = set()  # over a limit, being told so
         self.sessions: set[GatewaySession] = set()
         self.new_players = BucketsByKey(config.new_players_per_hour / 3600, config.new_players_per_hour)
         self._server: asyncssh.SSHAcceptor | None = None
@@ -138,24 +139,28 @@ class GatewayConnection(asyncssh.SSHServer):
         self.conn: asyncssh.SSHServerConnection | None = None
         self.address = "?"
         self.fingerprint: str | None = None  # of the key whose signature was verified (see validate_public_key)
+        self.refusal: str | None = None  # why this connection may not play (a limit), said after the key exchange
 
     def connection_made(self, conn: asyncssh.SSHServerConnection) -> None:
         self.conn = conn
         gateway, config = self.gateway, self.gateway.config
         peer = conn.get_extra_info("peername")
         self.address = address_key(peer[0]) if isinstance(peer, tuple) else str(peer)
-        if len(gateway.connections) >= config.max_sessions:
-            conn.disconnect(asyncssh.DISC_TOO_MANY_CONNECTIONS, "the server has as many SSH sessions as it takes")
-            return
         if gateway.per_address.get(self.address, 0) >= config.max_per_address:
-            conn.disconnect(asyncssh.DISC_TOO_MANY_CONNECTIONS,
-                            f"at most {config.max_per_address} SSH sessions from one address")
-            return
-        gateway.connections.add(self)
-        gateway.per_address[self.address] = gateway.per_address.get(self.address, 0) + 1
+            self.refusal = f"at most {config.max_per_address} SSH sessions from one address"
+        elif len(gateway.connections) >= config.max_sessions:
+            self.refusal = "the server has as many SSH sessions as it takes; try again later"
+        if self.refusal is None:
+            gateway.connections.add(self)
+            gateway.per_address[self.address] = gateway.per_address.get(self.address, 0) + 1
+        elif len(gateway.refusing) >= config.max_sessions:  # a flood: no key exchange for each, no word
+            conn.abort()
+        else:  # told why once the keys are exchanged (begin_auth): before that no client can read it
+            gateway.refusing.add(self)
 
     def connection_lost(self, exc: Exception | None) -> None:
         gateway = self.gateway
+        gateway.refusing.discard(self)
         if self in gateway.connections:
             gateway.connections.discard(self)
             left = gateway.per_address.pop(self.address) - 1
@@ -163,6 +168,9 @@ class GatewayConnection(asyncssh.SSHServer):
                 gateway.per_address[self.address] = left
 
     def begin_auth(self, username: str) -> bool:
+        if self.refusal is not None and self.conn is not None:
+            self.conn.disconnect(asyncssh.DISC_TOO_MANY_CONNECTIONS, self.refusal)
+            return True
         if not self.gateway.config.guests and self.conn is not None:
             self.conn.send_auth_banner("This server admits players with an SSH key only "
                                        "(make one with: ssh-keygen -t ed25519).\r\n")
