@@ -95,6 +95,7 @@ __all__ = [
     "SetHidden",
     "OfferRematch",
     "AnswerRematch",
+    "Stats",
     "Ping",
     # server -> client
     "Welcome",
@@ -783,6 +784,14 @@ class AnswerRematch(Request):
     type: ClassVar[str] = "answer_rematch"
     id: int = _f(REQUEST_ID)
     accept: bool = _f(Bool())
+
+
+@_message
+class Stats(Request):
+    """The server's health figures (PROTOCOL.md ``stats``): loop lag, traffic, counts; nothing private."""
+
+    type: ClassVar[str] = "stats"
+    id: int = _f(REQUEST_ID)
 
 
 @_message

@@ -3,6 +3,7 @@
     dab-server [--data-dir DIR] [options]          serve (state kept in DIR)
     dab-server export [--data-dir DIR] [--table ID] [--format json|text]
     dab-server grant [--data-dir DIR] PLAYER CHIPS  (server stopped)
+    dab-server stats [--host H] [--port P] [--json]  (a running server's health)
 
 The server keeps players, balances, tables and every action in an SQLite
 database in the data directory (default: the platform's user data directory),
@@ -294,6 +295,35 @@ def grant(argv: list[str]) -> int:
     return 0
 
 
+def build_stats_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="dab-server stats",
+        description="Print a running server's health: its event loop's lag (p50, p99, max) and its actions and "
+        "requests per second over the last minute or two, its connections, tables and uptime (the stats request). "
+        "It connects as a new player without a token, which the server forgets within a day.",
+    )
+    parser.add_argument("--host", default="127.0.0.1", help="the server's address (default 127.0.0.1)")
+    parser.add_argument("--port", type=int, default=DEFAULT_PORT, help=f"its port (default {DEFAULT_PORT})")
+    parser.add_argument("--json", action="store_true", help="print the stats result as JSON")
+    return parser
+
+
+def stats(argv: list[str]) -> int:
+    """The ``stats`` command: a refusal or an unreachable server is one line on stderr, exit code 2."""
+    from protocol import ProtocolError
+
+    from .stats import StatsRefused, ask, describe
+    args = build_stats_parser().parse_args(argv)
+    address = f"{args.host}:{args.port}"
+    try:
+        result = asyncio.run(ask(args.host, args.port))
+    except (OSError, asyncio.TimeoutError, ProtocolError, StatsRefused) as exc:
+        print(f"dab-server stats: error: {address}: {exc or type(exc).__name__}", file=sys.stderr)
+        return 2
+    print(json.dumps(result, sort_keys=True) if args.json else describe(address, result))
+    return 0
+
+
 def export(argv: list[str]) -> int:
     """The ``export`` command: any problem is one clear line on stderr and exit code 2, never a traceback."""
     args = build_export_parser().parse_args(argv)
@@ -338,6 +368,8 @@ def main(argv: list[str] | None = None) -> int:
         return export(argv[1:])
     if argv[:1] == ["grant"]:
         return grant(argv[1:])
+    if argv[:1] == ["stats"]:
+        return stats(argv[1:])
     args = build_parser().parse_args(argv)
     if args.ssh_port is not None and importlib.util.find_spec("asyncssh") is None:
         print(f"dab-server: error: {MISSING_SSH}", file=sys.stderr)

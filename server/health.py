@@ -57,6 +57,7 @@ class LoopMonitor:
         self._lags: list[float] = []
         self._since = self._loop.time()
         self._base = counts()[:2]
+        self._previous: tuple[list[float], float, tuple[int, int]] = ([], self._since, self._base)  # the last period
         self._expected = self._since + TICK
         self._timer: asyncio.TimerHandle | None = self._loop.call_at(self._expected, self._tick)
 
@@ -77,17 +78,25 @@ class LoopMonitor:
 
     def take(self) -> Health:
         """The figures since the last ``take`` (or the start), and begin a new period."""
-        now = self._loop.time()
-        actions, requests, connections, tables = self._counts()
-        elapsed = max(now - self._since, 1e-9)
-        lags = sorted(self._lags)
-        figures = Health(percentile(lags, 0.5) * 1000, percentile(lags, 0.99) * 1000, (lags[-1] if lags else 0) * 1000,
-                         (actions - self._base[0]) / elapsed, (requests - self._base[1]) / elapsed,
-                         connections, tables)
+        figures = self._figures(self._lags, self._since, self._base)
+        self._previous = (self._lags, self._since, self._base)
         self._lags = []
-        self._since = now
-        self._base = (actions, requests)
+        self._since = self._loop.time()
+        self._base = self._counts()[:2]
         return figures
+
+    def peek(self) -> tuple[Health, float]:
+        """The figures of the last period and the current one together (one to two report
+        periods, or since the start), and how many seconds they cover; nothing is reset."""
+        lags, since, base = self._previous
+        return self._figures(lags + self._lags, since, base), self._loop.time() - since
+
+    def _figures(self, samples: list[float], since: float, base: tuple[int, int]) -> Health:
+        actions, requests, connections, tables = self._counts()
+        elapsed = max(self._loop.time() - since, 1e-9)
+        lags = sorted(samples)
+        return Health(percentile(lags, 0.5) * 1000, percentile(lags, 0.99) * 1000, (lags[-1] if lags else 0) * 1000,
+                      (actions - base[0]) / elapsed, (requests - base[1]) / elapsed, connections, tables)
 
     def close(self) -> None:
         if self._timer is not None:

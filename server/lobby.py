@@ -170,6 +170,7 @@ class Lobby:
         self._busy_logged_at = float("-inf")
         self.requests_handled = 0  # the health log's requests/s (server.health)
         self.actions_applied = 0  # ... and actions/s: incremented by the tables
+        self.health: Callable[[], dict[str, Any]] = dict  # the stats request's figures (GameServer.stats)
         if config.seed is not None:
             log.warning("*** a fixed shuffle seed is set (--seed): every deal can be predicted by whoever knows "
                         "it. This is NOT A FAIR GAME: use it for tests and replays only. ***")
@@ -915,6 +916,9 @@ class Lobby:
     def _ping(self, player: PlayerRecord, msg: m.Ping) -> None:
         return None
 
+    def _stats(self, player: PlayerRecord, msg: m.Stats) -> dict[str, Any]:
+        return self.health()
+
     def _offer_rematch(self, player: PlayerRecord, msg: m.OfferRematch) -> None:
         rematch.offer(self._table(player), player.player_id)
 
@@ -929,7 +933,7 @@ class Lobby:
         m.ListTables: _list_tables, m.CreateTable: _create_table, m.Join: _join, m.Watch: _watch,
         m.Leave: _leave, m.Start: _start, m.AddBot: _add_bot, m.RemoveBot: _remove_bot,
         m.EndGame: _end_game, m.Act: _act, m.SitOut: _sit_out, m.Chat: _chat, m.History: _history,
-        m.Ping: _ping, m.PastRounds: _archived("past_rounds"), m.PastGames: _archived("past_games"),
+        m.Ping: _ping, m.Stats: _stats, m.PastRounds: _archived("past_rounds"), m.PastGames: _archived("past_games"),
         m.Replay: _archived("replay"), m.Leaderboard: _archived("leaderboard"),
         m.SetHidden: _archived("set_hidden"), m.OfferRematch: _offer_rematch, m.AnswerRematch: _answer_rematch,
     }
@@ -954,7 +958,7 @@ class Lobby:
             log.info("store: %d commits", self.store.commits)
             self.store.close()
 
-_READ_ONLY = frozenset({m.ListTables, m.History, m.Ping, m.PastRounds, m.PastGames, m.Replay, m.Leaderboard})
+_READ_ONLY = frozenset({m.ListTables, m.History, m.Ping, m.Stats, m.PastRounds, m.PastGames, m.Replay, m.Leaderboard})
 """Requests that never write: no lock needed."""
 
 

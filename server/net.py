@@ -16,6 +16,7 @@ import asyncio
 import logging
 import socket
 from dataclasses import dataclass
+from typing import Any
 
 from protocol import Connection, LocalProtocolError, RemoteProtocolError
 from protocol import messages as m
@@ -348,6 +349,8 @@ class GameServer:
         self._server: asyncio.base_events.Server | None = None
         self._watchdog: asyncio.TimerHandle | None = None
         self.monitor: LoopMonitor | None = None  # the event loop's lag and the traffic, logged once a minute
+        self.started_at: float | None = None  # loop time when it began to listen
+        lobby.health = self.stats
 
     def refusal(self, session: ClientSession) -> tuple[str, str] | None:
         """Why a new connection is turned away (error code and text), or None."""
@@ -389,11 +392,26 @@ class GameServer:
         self._server = await loop.create_server(lambda: ClientSession(self), host, port)
         self._watch_deadlines()
         self.monitor = LoopMonitor(self.counts)
+        self.started_at = loop.time()
 
     def counts(self) -> tuple[int, int, int, int]:
         """Actions applied and requests handled so far, connections and tables now (for the health log)."""
         lobby = self.lobby
         return lobby.actions_applied, lobby.requests_handled, len(self.sessions), len(lobby.tables)
+
+    def stats(self) -> dict[str, Any]:
+        """The ``stats`` request's result (PROTOCOL.md): the loop's lag and the traffic over the
+        last one to two minutes, counts now, the uptime; nothing about any player or table."""
+        if self.monitor is None or self.started_at is None:
+            return {}
+        figures, period = self.monitor.peek()
+        return {
+            "uptime_s": round(asyncio.get_running_loop().time() - self.started_at, 1), "period_s": round(period, 1),
+            "lag_p50_ms": round(figures.lag_p50, 2), "lag_p99_ms": round(figures.lag_p99, 2),
+            "lag_max_ms": round(figures.lag_max, 2), "actions_per_s": round(figures.actions_per_s, 1),
+            "requests_per_s": round(figures.requests_per_s, 1), "connections": figures.connections,
+            "tables": figures.tables, "tables_playing": sum(t.state == "playing" for t in self.lobby.tables.values()),
+        }
 
     def _watch_deadlines(self) -> None:
         """Every so often, drop sessions past their hello, idle or frame deadline."""

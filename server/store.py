@@ -49,7 +49,8 @@ A running server commits off its event loop: the write methods queue their
 statements, and :meth:`Store.submit` runs them and hands the COMMIT (the fsync)
 to one writer thread while the loop goes on; one commit is in flight at a time
 and the next transaction gathers meanwhile. The loop touches the connection
-only while no commit is in flight; ``history`` reads through a second,
+only while no commit is in flight; the requests that read stored rounds and
+games (``history``, ``past_rounds``, ``replay``...) read through a second,
 read-only connection, which sees what is committed. :meth:`Store.commit` does
 it all on the caller's thread and waits (tools, tests, shutdown).
 
@@ -956,11 +957,11 @@ class Store:
 
     def hidden_players(self) -> set[str]:
         """Who is left out of the leaderboard."""
-        return {player_id for (player_id,) in self.conn.execute("SELECT player_id FROM players WHERE hidden")}
+        return {player_id for (player_id,) in self.reader().execute("SELECT player_id FROM players WHERE hidden")}
 
     def game_stats(self) -> Iterator[tuple[str, str, int, int]]:
         """``(player_id, game, games played, games won)`` for every player who finished a game."""
-        yield from self.conn.execute(
+        yield from self.reader().execute(
             "SELECT player_id, game, count(*), sum(won) FROM player_games GROUP BY player_id, game")
 
     def load_tables(self, states: Sequence[str] = ("waiting", "playing", "finished")) -> list[TableRow]:
@@ -1037,7 +1038,7 @@ class Store:
         return [
             {"seq": seq, "table_id": tid, "table_name": name, "game_name": game, "round": number, "seat": seat,
              "chips": chips, "result": result, "finished_at": finished}
-            for seq, tid, name, game, number, seat, chips, result, finished in self.conn.execute(
+            for seq, tid, name, game, number, seat, chips, result, finished in self.reader().execute(
                 "SELECT pr.seq, pr.table_id, t.name, t.game, pr.round_no, pr.seat, pr.chips, pr.result, r.finished_at "
                 "FROM player_rounds pr JOIN rounds r ON r.table_id = pr.table_id AND r.round_no = pr.round_no "
                 f"JOIN tables t ON t.table_id = pr.table_id WHERE pr.player_id = ? AND pr.seq < ?{where} "
@@ -1049,7 +1050,7 @@ class Store:
         return [
             {"seq": seq, "table_id": tid, "table_name": name, "game_name": game, "seat": seat, "rounds": rounds,
              "chips": chips, "won": bool(won), "finished_at": finished}
-            for seq, tid, name, game, seat, rounds, chips, won, finished in self.conn.execute(
+            for seq, tid, name, game, seat, rounds, chips, won, finished in self.reader().execute(
                 "SELECT pg.seq, pg.table_id, t.name, pg.game, pg.seat, pg.rounds, pg.chips, pg.won, pg.finished_at "
                 "FROM player_games pg JOIN tables t USING (table_id) WHERE pg.player_id = ? AND pg.seq < ? "
                 "ORDER BY pg.seq DESC LIMIT ?", (player_id, before if before is not None else 1 << 62, limit))
@@ -1057,20 +1058,20 @@ class Store:
 
     def round_for_replay(self, table_id: str, round_no: int) -> tuple[str, dict[str, Any]] | None:
         """A finished round's game and full record (None: no such round)."""
-        row = self.conn.execute(
+        row = self.reader().execute(
             "SELECT t.game, CAST(r.record AS BLOB) FROM rounds r JOIN tables t USING (table_id) "
             "WHERE r.table_id = ? AND r.round_no = ?", (table_id, round_no)).fetchone()
         return None if row is None else (row[0], self._round(table_id, round_no, "record", row[1]))
 
     def seat_in_round(self, player_id: str, table_id: str, round_no: int) -> int | None:
         """The player's seat in that round if they were dealt in (None otherwise)."""
-        row = self.conn.execute("SELECT seat FROM player_rounds WHERE table_id = ? AND round_no = ? AND player_id = ?",
+        row = self.reader().execute("SELECT seat FROM player_rounds WHERE table_id = ? AND round_no = ? AND player_id = ?",
                                 (table_id, round_no, player_id)).fetchone()
         return None if row is None else row[0]
 
     def rounds(self, table_id: str, limit: int) -> list[dict[str, Any]]:
         """The last ``limit`` finished rounds of a table, oldest first."""
-        rows = self.conn.execute(
+        rows = self.reader().execute(
             "SELECT table_id, round_no, CAST(record AS BLOB) FROM rounds WHERE table_id = ? "
             "ORDER BY round_no DESC LIMIT ?", (table_id, limit)
         ).fetchall()

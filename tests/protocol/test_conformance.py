@@ -948,6 +948,7 @@ async def test_every_request_succeeds_with_exactly_the_documented_result_keys(co
         await call(bob, m.AnswerRematch, accept=True)
         await call(bob, m.Leave)
         await call(ann, m.Ping)
+        await call(bob, m.Stats)
     assert {kind: set(result) for kind, result in results.items()} == \
         {kind: set(keys) for kind, keys in SPEC.results.items()}
     assert isinstance(results["act"]["seq"], int) and results["act"]["seq"] >= 1  # 0: the first round's start

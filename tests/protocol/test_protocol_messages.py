@@ -28,6 +28,7 @@ def test_registry_names_every_required_message():
         "hello", "list_tables", "create_table", "join", "watch", "leave", "start",
         "add_bot", "remove_bot", "end_game", "act", "sit_out", "chat", "history", "ping",
         "past_rounds", "past_games", "replay", "leaderboard", "set_hidden", "offer_rematch", "answer_rematch",
+        "stats",
     }
     server = {"welcome", "ok", "error", "tables", "view", "event", "chat_message", "bye"}
     assert m.CLIENT_MESSAGE_TYPES == client

@@ -13,16 +13,21 @@ delayed every table's reply by about 0.4-0.8 s.
 from __future__ import annotations
 
 import asyncio
+import json
 import logging
 import re
+import socket
 import time
 
 import pytest
 
+from client.link import RequestFailed
 from durability_helpers import ServerProcess
 from protocol import messages as m
 from scripted import ScriptedClient
+from server.__main__ import main as cli_main
 from server.health import LoopMonitor
+from server.net import NetConfig
 
 BOTS = 3
 
@@ -125,3 +130,43 @@ async def test_the_server_counts_requests_actions_connections_and_tables(server,
     assert figures.connections == 2 and figures.tables == 1
     assert figures.requests_per_s > 0 and figures.actions_per_s > 0  # the start's deal is an action
     assert figures.lag_max >= figures.lag_p99 >= figures.lag_p50 >= 0
+
+
+async def test_stats_tells_any_player_the_servers_health_and_nothing_private(server, connect):
+    async with connect("ann") as ann, connect("bob") as bob:
+        created = await ann.request(m.CreateTable, name="Ann's secret table", settings=m.TableSettings(seats=2),
+                                    private_code="hush")
+        await bob.request(m.Join, table_id=created["table_id"], private_code="hush")
+        await ann.request(m.Start)
+        await ann.wait_for(lambda: ann.view.get("to_act"))
+        server.monitor.take()  # a report went out: stats still covers the last period too
+        stats = await bob.request(m.Stats)
+        assert set(stats) == {"uptime_s", "period_s", "lag_p50_ms", "lag_p99_ms", "lag_max_ms", "actions_per_s",
+                              "requests_per_s", "connections", "tables", "tables_playing"}
+        assert all(isinstance(value, (int, float)) for value in stats.values())  # counts and figures only
+        assert (stats["connections"], stats["tables"], stats["tables_playing"]) == (2, 1, 1)
+        assert stats["requests_per_s"] > 0 and stats["actions_per_s"] > 0
+        assert stats["lag_max_ms"] >= stats["lag_p99_ms"] >= stats["lag_p50_ms"] >= 0
+        assert 0 <= stats["period_s"] <= stats["uptime_s"] + 0.1  # since the start here (the first report)
+    server.net.rate, server.net.burst = NetConfig.rate, NetConfig.burst  # rate-limited like any request: 40 at once
+    async with connect("cat") as cat:
+        replies = await asyncio.gather(*(cat.request(m.Stats) for _ in range(60)), return_exceptions=True)
+    assert sum(isinstance(r, RequestFailed) and r.code == "rate_limited" for r in replies) >= 15
+
+
+async def test_dab_server_stats_prints_the_figures_for_a_host(server, connect, capsys):
+    async with connect("ann") as ann:
+        await ann.request(m.CreateTable, name="t", settings=m.TableSettings(seats=2))
+        code = await asyncio.to_thread(cli_main, ["stats", "--host", "127.0.0.1", "--port", str(server.port)])
+        out = capsys.readouterr().out
+        assert code == 0, out
+        assert re.search(r"event-loop lag over the last \d+ s: p50 [\d.]+ ms, p99 [\d.]+ ms, max [\d.]+ ms", out), out
+        assert "2 connections, 1 tables (0 playing)" in out  # ann and the stats client itself
+        code = await asyncio.to_thread(cli_main, ["stats", "--port", str(server.port), "--json"])
+        assert code == 0 and json.loads(capsys.readouterr().out)["tables"] == 1
+    free = socket.socket()
+    free.bind(("127.0.0.1", 0))
+    port = free.getsockname()[1]
+    free.close()
+    assert await asyncio.to_thread(cli_main, ["stats", "--port", str(port)]) == 2
+    assert "dab-server stats: error: 127.0.0.1:" in capsys.readouterr().err
