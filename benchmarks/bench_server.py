@@ -1,7 +1,9 @@
 """Server load: N protocol clients over M tables on loopback, beside a bare echo server.
 
-Both servers run as separate processes; this process drives every client on one
-event loop. Each client "thinks" for a random time before each action (like a
+Both servers run as separate processes, and so do the clients: --processes worker
+processes (4) each drive their share of the clients (whole tables) on their own
+event loop, so no client waits behind the measuring code or behind hundreds of
+others on one loop. Each client "thinks" for a random time before each action (like a
 person, and so the offered load is known), then measures the round trip from
 sending ``act`` to its ``ok``, and the update: from sending ``act`` to holding
 its own new view (the server sends it just after the reply).
@@ -23,15 +25,17 @@ in, plain dicts out, read by the waiting coroutine itself), so what differs
 between the two is the server, not the client library.
 
 Play runs --warmup seconds (5) before the --seconds it measures; the server's own
-loop-lag figures (its health line at shutdown, warm-up included) are printed too.
+loop-lag figures (its health line at shutdown, warm-up included) are printed too,
+with the CPU model and the load average before the run.
 
-    python benchmarks/bench_server.py [--clients 400] [--tables 100] [--seconds 20] [--warmup 5]
+    python benchmarks/bench_server.py [--clients 400] [--tables 100] [--seconds 20] [--warmup 5] [--processes 4]
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import multiprocessing
 import os
 import random
 import re
@@ -144,7 +148,7 @@ class Client:
         body = await self.reader.readexactly(int.from_bytes(await self.reader.readexactly(HEADER_SIZE), "big"))
         frame = msgpack.unpackb(body)
         if frame["type"] == "view":
-            self.view, self.view_at = frame["game"] or {}, time.perf_counter()  # the game's view
+            self.view, self.view_at = frame["game"] or {}, time.monotonic()  # the game's view (a clock all processes share)
         return frame
 
     def send(self, message: dict[str, Any]) -> int:
@@ -177,45 +181,116 @@ class Client:
         self.writer.close()
 
 
-async def echo_client(port: int, until: float, pace: float, rtts: list[float]) -> None:
-    client = await Client.open(port)
-    while time.perf_counter() < until:
+async def echo_client(client: Client, until: float, pace: float, rtts: list[float], measure_from: float) -> None:
+    while time.monotonic() < until:
         await asyncio.sleep(think(pace))
-        sent = time.perf_counter()
+        sent = time.monotonic()
         await client.reply(client.send({"type": "act", "action": {"kind": "take_stock"}}))
-        rtts.append(time.perf_counter() - sent)
-    client.close()
+        if sent >= measure_from:
+            rtts.append(time.monotonic() - sent)
 
 
 async def play(client: Client, until: float, pace: float, rtts: list[float], updates: list[float],
-               measure_from: float = 0.0) -> None:
+               errors: list[str], measure_from: float = 0.0) -> None:
     """Play until ``until``; actions sent before ``measure_from`` (the warm-up) are not measured."""
-    while time.perf_counter() < until:
+    while time.monotonic() < until:
         try:
-            view = await asyncio.wait_for(client.my_turn(), max(0.01, until - time.perf_counter()))
+            view = await asyncio.wait_for(client.my_turn(), max(0.01, until - time.monotonic()))
         except asyncio.TimeoutError:
             return
         await asyncio.sleep(think(pace))
         action = baseline_action(view).to_data()
         client.view = None
-        sent = time.perf_counter()
+        sent = time.monotonic()
         reply = await client.reply(client.send({"type": "act", "action": action}))
         if reply["type"] != "ok":
-            continue  # the view went stale while thinking: not a measured action
+            errors.append(reply.get("code", reply["type"]))  # only the seat to act sends: none expected
+            continue
         if sent < measure_from:
             continue
-        rtts.append(time.perf_counter() - sent)
+        rtts.append(time.monotonic() - sent)
         while client.view is None:  # the new view follows the reply
             await client.frame()
         updates.append(client.view_at - sent)
 
 
-async def measure_echo(kind: str, clients: int, seconds: float, pace: float) -> list[float]:
-    process, port = await spawn(sys.executable, "-c", ECHO_SERVERS[kind], str(ROOT))
+# ----------------------------------------------------------------- the worker processes
+
+def worker(kind: str, port: int, first: int, clients: int, tables: int, pace: float,
+           ready: Any, go: Any, window: Any, results: Any) -> None:
+    """One worker process: ``clients`` clients from number ``first`` (``tables`` whole tables of the game,
+    or echo connections), set up, then (after every worker is ready) played and measured in the window."""
+    results.put(asyncio.run(_worker(kind, port, first, clients, tables, pace, ready, go, window)))
+
+
+async def _worker(kind: str, port: int, first: int, clients: int, tables: int, pace: float,
+                  ready: Any, go: Any, window: Any) -> tuple[list[float], list[float], list[str]]:
+    opened = [await Client.open(port) for _ in range(clients)]
+    if kind == "game":
+        for i, client in enumerate(opened):
+            await client.request(m.Hello(id=1, version=m.PROTOCOL_VERSION, name=f"p{first + i}", client="bench"))
+        per_table = clients // tables
+        for t in range(tables):
+            seated = opened[t * per_table:(t + 1) * per_table]
+            created = await seated[0].request(m.CreateTable(
+                id=1, name=f"bench {first + t * per_table}",
+                settings=m.TableSettings(seats=per_table, rules={"stack": 10**6, "ante": 1})))
+            for client in seated[1:]:
+                await client.request(m.Join(id=1, table_id=created["table_id"]))
+            await seated[0].request(m.Start(id=1))
+    await asyncio.to_thread(ready.wait)
+    await asyncio.to_thread(go.wait)
+    measure_from, until = window[0], window[1]
     rtts: list[float] = []
-    until = time.perf_counter() + seconds
+    updates: list[float] = []
+    errors: list[str] = []
+    if kind == "game":
+        await asyncio.gather(*(play(c, until, pace, rtts, updates, errors, measure_from) for c in opened))
+    else:
+        await asyncio.gather(*(echo_client(c, until, pace, rtts, measure_from) for c in opened))
+    for client in opened:
+        client.close()
+    return rtts, updates, errors
+
+
+def run_workers(kind: str, port: int, clients: int, tables: int, processes: int, pace: float, warmup: float,
+                seconds: float) -> tuple[list[float], list[float], list[str]]:
+    """Spread ``clients`` (whole tables) over ``processes`` workers; their measurements, merged."""
+    context = multiprocessing.get_context("spawn")
+    per_table = clients // tables
+    shares = [tables // processes + (i < tables % processes) for i in range(processes)]
+    shares = [s for s in shares if s]
+    ready, go = context.Barrier(len(shares) + 1), context.Barrier(len(shares) + 1)
+    window, results = context.Array("d", 2), context.Queue()
+    workers, first = [], 0
+    for share in shares:
+        workers.append(context.Process(target=worker, args=(
+            kind, port, first, share * per_table, share, pace, ready, go, window, results)))
+        first += share * per_table
+    for process in workers:
+        process.start()
+    ready.wait()  # every client connected and seated
+    window[0] = time.monotonic() + warmup
+    window[1] = window[0] + seconds
+    go.wait()
+    rtts: list[float] = []
+    updates: list[float] = []
+    errors: list[str] = []
+    for _ in workers:
+        some_rtts, some_updates, some_errors = results.get()
+        rtts += some_rtts
+        updates += some_updates
+        errors += some_errors
+    for process in workers:
+        process.join()
+    return rtts, updates, errors
+
+
+async def measure_echo(kind: str, clients: int, seconds: float, pace: float, processes: int) -> list[float]:
+    process, port = await spawn(sys.executable, "-c", ECHO_SERVERS[kind], str(ROOT))
     try:
-        await asyncio.gather(*(echo_client(port, until, pace, rtts) for _ in range(clients)))
+        rtts, _, _ = await asyncio.to_thread(run_workers, "echo", port, clients, clients, processes, pace, 0.0,
+                                             seconds)
     finally:
         process.terminate()
         await process.wait()
@@ -223,9 +298,10 @@ async def measure_echo(kind: str, clients: int, seconds: float, pace: float) -> 
 
 
 async def measure_game(
-    clients: int, tables: int, seconds: float, pace: float, data_dir: str, warmup: float,
-) -> tuple[list[float], list[float], str]:
-    """The round trips and updates after ``warmup`` s, and the server's last health line (its loop's lag)."""
+    clients: int, tables: int, seconds: float, pace: float, data_dir: str, warmup: float, processes: int,
+) -> tuple[list[float], list[float], list[str], str]:
+    """The round trips and updates after ``warmup`` s, the error replies, and the server's last health line
+    (its loop's lag)."""
     log: list[str] = []
     process, port = await spawn(
         sys.executable, "-m", "server", "--host", "127.0.0.1", "--port", "0", "--bot-delay", "0",
@@ -233,34 +309,26 @@ async def measure_game(
         "--max-per-address", str(clients + 10), "--new-players-per-hour", str(clients + 10),
         "--data-dir", data_dir, log=log,
     )
-    clients_: list[Client] = []
     try:
-        for i in range(clients):
-            client = await Client.open(port)
-            await client.request(m.Hello(id=1, version=m.PROTOCOL_VERSION, name=f"p{i}", client="bench"))
-            clients_.append(client)
-        per_table = clients // tables
-        for t in range(tables):
-            seated = clients_[t * per_table:(t + 1) * per_table]
-            created = await seated[0].request(
-                m.CreateTable(id=1, name=f"bench {t}", settings=m.TableSettings(seats=per_table, rules={"stack": 10**6, "ante": 1}))
-            )
-            for client in seated[1:]:
-                await client.request(m.Join(id=1, table_id=created["table_id"]))
-            await seated[0].request(m.Start(id=1))
-        rtts: list[float] = []
-        updates: list[float] = []
-        measure_from = time.perf_counter() + warmup
-        until = measure_from + seconds
-        await asyncio.gather(*(play(c, until, pace, rtts, updates, measure_from) for c in clients_))
+        rtts, updates, errors = await asyncio.to_thread(run_workers, "game", port, clients, tables, processes, pace,
+                                                        warmup, seconds)
     finally:
-        for client in clients_:
-            client.close()
         process.terminate()
         await process.wait()
     await asyncio.sleep(0.1)  # the log's last lines
     health = [line[line.index("health:"):].strip() for line in log if "health:" in line]
-    return rtts, updates, health[-1] if health else "no health line (no traffic?)"
+    return rtts, updates, errors, health[-1] if health else "no health line (no traffic?)"
+
+
+def machine() -> str:
+    """The CPU model and the load average, for the figures' context."""
+    model = "unknown CPU"
+    try:
+        model = next(line.split(":", 1)[1].strip() for line in open("/proc/cpuinfo") if line.startswith("model name"))
+    except (OSError, StopIteration):
+        pass
+    load = ", ".join(f"{x:.2f}" for x in os.getloadavg())
+    return f"{model}, {os.cpu_count()} CPUs; load average before the run {load}"
 
 
 def report(label: str, rtts: list[float], seconds: float) -> None:
@@ -276,16 +344,18 @@ async def main() -> None:
     parser.add_argument("--seconds", type=float, default=20.0)
     parser.add_argument("--warmup", type=float, default=5.0, help="seconds of play before the measured ones (s)")
     parser.add_argument("--pace", type=float, default=1.0, help="mean think time per client action (s)")
+    parser.add_argument("--processes", type=int, default=4, help="client worker processes (default 4)")
     args = parser.parse_args()
-    print(f"{args.clients} clients, {args.tables} tables, {args.seconds:g} s each, "
-          f"think time {args.pace:g} s mean; CPUs: {os.cpu_count()}")
+    print(f"{args.clients} clients, {args.tables} tables, {args.seconds:g} s each (after {args.warmup:g} s of "
+          f"warm-up), think time {args.pace:g} s mean, clients in {args.processes} processes; {machine()}")
     with tempfile.TemporaryDirectory() as data_dir:
-        game, updates, health = await measure_game(args.clients, args.tables, args.seconds, args.pace, data_dir,
-                                                   args.warmup)
+        game, updates, errors, health = await measure_game(args.clients, args.tables, args.seconds, args.pace, data_dir,
+                                                   args.warmup, args.processes)
     game_rate = len(game) / args.seconds
-    echo = await measure_echo("streams", args.clients, args.seconds, args.clients / game_rate)
-    echo_protocol = await measure_echo("protocol", args.clients, args.seconds, args.clients / game_rate)
-    echo_same_pace = await measure_echo("streams", args.clients, args.seconds, args.pace)
+    same_rate = args.clients / game_rate
+    echo = await measure_echo("streams", args.clients, args.seconds, same_rate, args.processes)
+    echo_protocol = await measure_echo("protocol", args.clients, args.seconds, same_rate, args.processes)
+    echo_same_pace = await measure_echo("streams", args.clients, args.seconds, args.pace, args.processes)
     report("bare msgpack echo", echo, args.seconds)
     report("dab-server act -> ok", game, args.seconds)
     report("dab-server act -> own view", updates, args.seconds)
@@ -293,6 +363,7 @@ async def main() -> None:
     print(f"action round-trip p50 / echo p50 at the same request rate = {p50 / statistics.median(echo):.2f}x "
           f"(target <= 2x); p99 action->update = {percentile(updates, 0.99) * 1e3:.2f} ms (target < 10 ms)")
     print(f"act -> own view p99 / p50 = {percentile(updates, 0.99) / statistics.median(updates):.2f}x (target <= 5x)")
+    print(f"errors: {len(errors)}" + (f" ({', '.join(sorted(set(errors)))})" if errors else ""))
     print(f"server, same run (warm-up included): {health}")
     print("other baselines, for comparison:")
     for label, samples in (("protocol echo, same rate", echo_protocol), ("echo at the think time", echo_same_pace)):
