@@ -101,7 +101,7 @@ def main() -> int:
         server = Server(Path(tmp) / "data", "--ssh-max-per-address", str(args.sessions + 1),
                         "--new-players-per-hour", str(args.sessions + 10),  # the held sessions are guests
                         "--round-pause", "0.2", "--turn-timeout", "60", *(["--memory"] if args.memory else []))
-        game_port = int(__import__("re").search(r"listening on \S+:(\d+)", server.log()).group(1))
+        game_port = server.game_port
         tmux = Tmux("bench")
         key = make_key(Path(tmp), "k")
         try:

@@ -56,6 +56,7 @@ class Server:
              *extra], cwd=ROOT, env=env, stdout=self._log, stderr=subprocess.STDOUT)
         found = wait_until(lambda: LISTENING.search(self.log()) or self._died(), what="the SSH gateway")
         self.ssh_port, self.fingerprint = int(found.group(1)), found.group(2)
+        self.game_port = int(GAME_PORT.search(self.log()).group(1))
 
     def _died(self) -> None:
         if self.proc.poll() is not None:
@@ -69,11 +70,14 @@ class Server:
         found = subprocess.run(["pgrep", "-P", str(self.proc.pid)], capture_output=True, text=True)
         return [int(pid) for pid in found.stdout.split()]
 
-    def ssh(self, key: Path | None, user: str, *extra: str, port: int | None = None) -> list[str]:
-        """The OpenSSH command line for a session as ``user`` (with ``key``, or none: a guest)."""
+    def ssh(self, key: Path | None, user: str, *extra: str, port: int | None = None,
+            command: str | None = None) -> list[str]:
+        """The OpenSSH command line for a session as ``user`` (with ``key``, or none: a guest), with
+        OpenSSH options ``extra`` and the session's ``command`` (a table, ``practice``)."""
         auth = ["-o", "IdentitiesOnly=yes", "-i", str(key)] if key else ["-o", "PubkeyAuthentication=no"]
         return [SSH, "-F", "/dev/null", "-p", str(port or self.ssh_port), "-o", "StrictHostKeyChecking=no",
-                "-o", "UserKnownHostsFile=/dev/null", "-o", "LogLevel=ERROR", *auth, *extra, f"{user}@127.0.0.1"]
+                "-o", "UserKnownHostsFile=/dev/null", "-o", "LogLevel=ERROR", *auth, *extra, f"{user}@127.0.0.1",
+                *([command] if command else [])]
 
     def stop(self) -> None:
         if self.proc.poll() is None:

@@ -2,14 +2,18 @@
 
 from __future__ import annotations
 
+import asyncio
 import os
 import re
+import shutil
 import stat
 import subprocess
 import sys
 
 import pytest
 
+from protocol import messages as m
+from scripted import ScriptedClient
 from server.limits import CLIENT_NICENESS
 from ssh_helpers import ROOT, Server, Tmux, hand, make_key, needs_openssh, wait_until
 
@@ -36,13 +40,46 @@ def tmux(request):
     tmux.close()
 
 
-def test_host_key_is_private_and_its_fingerprint_printed(server):
+def test_host_key_is_private_and_its_fingerprint_printed_and_kept(server, tmp_path):
     import asyncssh
 
     path = server.data_dir / "ssh_host_ed25519_key"
     assert stat.S_IMODE(path.stat().st_mode) == 0o600
     assert stat.S_IMODE((server.data_dir / "ssh_identity.key").stat().st_mode) == 0o600
     assert asyncssh.read_private_key(path).get_fingerprint("sha256") == server.fingerprint
+    shutil.copytree(server.data_dir, tmp_path / "data", ignore=shutil.ignore_patterns("*.sqlite3*"))
+    again = Server(tmp_path / "data")  # a later start with that data directory: the same key
+    try:
+        assert again.fingerprint == server.fingerprint
+    finally:
+        again.stop()
+
+
+def test_a_command_chooses_a_table_or_a_practice_game(tmp_path, tmux):
+    server = Server(tmp_path / "data")  # a table of its own: "play now" elsewhere must not find it
+    try:
+        choose_by_command(server, tmux)
+    finally:
+        server.stop()
+
+
+def choose_by_command(server: Server, tmux: Tmux) -> None:
+    tmux.start("host", server.ssh(None, "hana", "-tt"))
+    tmux.start("practice", server.ssh(None, "pia", "-tt", command="practice"))  # bots in a game of pia's own
+    tmux.wait_for("host", "as hana")
+    tmux.keys("host", "p")
+    tmux.wait_for("host", "Add bot")
+
+    async def hanas_table() -> str:
+        async with ScriptedClient(server.game_port, "Lister") as lister:
+            listed = await lister.request(m.ListTables)
+        return next(t["table_id"] for t in listed["tables"] if t["name"] == "hana's table")
+
+    tmux.start("guest", server.ssh(None, "jo", "-tt", command=asyncio.run(hanas_table())))  # to hana's table
+    tmux.wait_for("host", "jo")
+    assert "hana" in tmux.wait_for("guest", "Waiting for hana")
+    screen = tmux.wait_for("practice", "(bot)")
+    assert " Practice " in screen and "hana" not in screen  # the practice table, not one of this server's
 
 
 def test_play_resize_drop_and_come_back_by_key(server, keys, tmux):
