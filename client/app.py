@@ -152,8 +152,8 @@ class DabApp(App[None]):
         """Textual's screens that show through the top one; none when the top one is opaque.
 
         Textual always counts the screen just below, so every change on the table
-        (a view, its countdown ticking) repainted the whole showdown arrangement
-        on top of it: ~7 KB each time.
+        (a view, its countdown ticking) repainted the whole opaque screen on top
+        of it (the help, the game over): ~7 KB each time.
         """
         stack = self._screen_stack
         if stack and stack[-1].styles.background.a == 1:

@@ -39,7 +39,12 @@ def game_of(app: DabApp) -> dict[str, Any]:
 
 
 def screen_name(app: DabApp) -> str:
-    return type(app.screen).__name__
+    """What is shown on top: the screen's class name, or at the table the board's panel's (``SplitPanel``...)."""
+    screen = app.screen
+    board = getattr(screen, "board", None)
+    if screen is app.table_screen and board is not None and board.panel is not None:
+        return type(board.panel).__name__
+    return type(screen).__name__
 
 
 def table_ready(app: DabApp) -> bool:
@@ -67,12 +72,16 @@ async def play_step(pilot: Pilot, app: DabApp, unless: Callable[[], Any] = lambd
     if unless():
         return False
     screen = app.screen
-    name = type(screen).__name__
+    name = screen_name(app)
     # (A reveal needs no key: the table closes it when our next decision comes.)
-    if name in ("CutScreen", "ShowdownScreen") and screen.is_mounted:
+    if name == "CutScreen" and screen.is_mounted:
         await press_and_wait(pilot, "enter", lambda: app.screen is not screen)
         return True
     table = app.table_screen
+    if name == "SplitPanel" and table is not None and table.board is not None:
+        panel = table.board.panel
+        await press_and_wait(pilot, "enter", lambda: table.board.panel is not panel)
+        return True
     if table is None or not table.is_mounted or table.pending or screen is not table:
         return False
     sent = len(app.requests_sent)

@@ -5,12 +5,20 @@ seats, the log, chat, the host's and the table's keys and the dialogs; it
 hands the board its log-and-chat column and its prompt to place in the
 board's own layout. The board reads the game's view, draws it, offers the
 game's keys (as its own ``BINDINGS``, with ``check_action``), opens the
-game's decision screens and words its events.
+game's decision screens and panels and words its events.
+
+A :class:`Panel` (a showdown to arrange, its result, Cribbage's show) is shown
+*in* the board, in place of the board's own table, not as a pushed screen: the
+top bar, the seats and the footer stay as they are, so opening and closing it
+repaints only the board's rows (a pushed screen is painted whole, and the
+table whole again when it closes: the turn that opens Down and Back's
+showdown wrote 17 KB to the terminal with the arrangement a screen, 4 KB with
+it a panel; ``benchmarks/bench_client.py``).
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, ClassVar, Mapping
+from typing import TYPE_CHECKING, Any, Callable, ClassVar, Mapping
 
 from textual.app import ComposeResult
 from textual.containers import Vertical
@@ -27,13 +35,34 @@ if TYPE_CHECKING:
     from ..screens.table import TableScreen
 
 
+class Panel(Vertical, can_focus=True):
+    """What the board shows in place of its table for a while, with its own keys (focused while shown);
+    :meth:`dismiss` closes it and hands the result to the board's callback, as a screen's would."""
+
+    DEFAULT_CSS = "Panel { height: 1fr; padding: 0 2; }"
+
+    def on_mount(self) -> None:
+        self.focus_first()
+
+    def focus_first(self) -> None:
+        """Give the keyboard to what scrolls in the panel (its keys still act), else to the panel."""
+        inside = [widget for widget in self.query("*") if widget.focusable]
+        (inside[0] if inside else self).focus()
+
+    def dismiss(self, result: Any = None) -> None:
+        board = self.parent
+        if isinstance(board, Board):
+            board.close_panel(self, result)
+
+
 class Board(Vertical):
     """The game's part of the table screen (override what the game has; the defaults show nothing)."""
 
     DEFAULT_CSS = "Board { height: 1fr; }"
 
     RULES: ClassVar[str] = ""  # the game's rules, Markdown, for the help page
-    KEY_SCREENS: ClassVar[tuple[tuple[str, str], ...]] = ()  # (title, "module:Screen"): its screens' keys in the help
+    # (title, "module:Screen or Panel"): the keys of its screens and panels, in the help
+    KEY_SCREENS: ClassVar[tuple[tuple[str, str], ...]] = ()
     DECIDING_TOGETHER: ClassVar[str] = ""  # the clock's label when several seats decide at once
 
     def __init__(self, game: str, talk: Widget, prompt: Widget) -> None:
@@ -42,6 +71,9 @@ class Board(Vertical):
         self.talk = talk  # the shell's log and chat, placed where the board's layout wants them
         self.prompt = prompt
         self.legal: dict[str, dict[str, Any]] = {}  # what our seat may do now, by kind
+        self.panel: Panel | None = None  # shown in place of the board's table
+        self._panel_done: Callable[[Any], None] | None = None
+        self._hidden: list[Widget] = []  # the board's own widgets, hidden while the panel shows
 
     @property
     def shell(self) -> "TableScreen":
@@ -98,13 +130,53 @@ class Board(Vertical):
         """A game runs but no round is being played (sitting out then plays nothing for us)."""
         return False
 
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """While a panel shows, only its keys (and the table's) act; else :meth:`game_action_allowed` decides."""
+        if self.panel is not None:
+            return False
+        return self.game_action_allowed(action, parameters)
+
+    def game_action_allowed(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """Whether the board's key for ``action`` is offered now (the game's rules and our seat's turn)."""
+        return True
+
     def focus_default(self) -> None:
-        """Give the keyboard to the board's main widget (its ``board-focus`` one, when shown), else the board."""
+        """Give the keyboard to the panel shown, else the board's main widget (its ``board-focus`` one,
+        when shown), else the board."""
+        if self.panel is not None:
+            self.panel.focus_first()
+            return
         main = self.query(".board-focus")
         if main and main.first().display:
             main.first().focus()
         else:
             self.focus()
+
+    def open_panel(self, panel: Panel, done: Callable[[Any], None] | None = None) -> None:
+        """Show ``panel`` in place of the board's table (closing any other panel, without a result);
+        ``done`` gets what it is dismissed with."""
+        if self.panel is not None:
+            self.close_panel(self.panel)
+        self.panel, self._panel_done = panel, done
+        self._hidden = [child for child in self.children if child.display]
+        for child in self._hidden:
+            child.display = False
+        self.mount(panel)
+        self.shell.refresh_bindings()
+
+    def close_panel(self, panel: Panel, result: Any = None) -> None:
+        """Put the board's table back in place of ``panel`` (if it is the one shown); its callback gets ``result``."""
+        if panel is not self.panel:
+            return
+        done, self.panel, self._panel_done = self._panel_done, None, None
+        panel.remove()
+        for child in self._hidden:
+            child.display = True
+        self._hidden = []
+        self.focus_default()  # the panel had the keyboard (chat waits while a panel shows: its column is hidden)
+        self.shell.refresh_bindings()
+        if done is not None:
+            done(result)
 
     def close(self, screen: Screen[Any]) -> None:
         """Remove ``screen`` (and anything above it) from the stack, without a result."""

@@ -389,6 +389,8 @@ class TableScreen(Screen[None]):
             return self.playing and not self.away
         if action == "come_back":
             return self.playing and self.away
+        if action == "chat":  # a panel shown in the board hides the log and chat
+            return self.board is None or self.board.panel is None
         return True
 
     def play(self, action: dict[str, Any]) -> None:

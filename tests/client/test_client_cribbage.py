@@ -91,7 +91,7 @@ async def test_the_show_lists_each_count_item_by_item():
     view = after_show()
     app = make_app()
     async with app.run_test(size=(80, 40)) as pilot:
-        await feed(view, screen="ShowScreen", press=("v",))(pilot)
+        await feed(view, screen="ShowPanel", press=("v",))(pilot)
         text = screen_text(app)
         from engine.games.cribbage.scoring import call
 
@@ -116,7 +116,7 @@ def test_cribbage_mid_play_snapshot(snap_compare, ascii):
 
 @pytest.mark.parametrize("ascii", [False, True], ids=["unicode", "ascii"])
 def test_cribbage_show_snapshot(snap_compare, ascii):
-    assert snap_compare(make_app(ascii), run_before=feed(after_show(), "ShowScreen", ("v",)), terminal_size=(80, 24))
+    assert snap_compare(make_app(ascii), run_before=feed(after_show(), "ShowPanel", ("v",)), terminal_size=(80, 24))
 
 
 @pytest.mark.parametrize("ascii", [False, True], ids=["unicode", "ascii"])

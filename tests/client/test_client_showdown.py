@@ -10,7 +10,7 @@ from engine.games.down_and_back.splits import best_split
 from server.table import TableConfig
 from tui_helpers import drive, screen_name, screen_text, start_two_player_game, wait_for, opponent_playing, game_of
 
-from client.games.down_and_back.showdown import ShowdownScreen
+from client.games.down_and_back.showdown import SplitPanel
 
 
 @pytest.fixture
@@ -25,9 +25,9 @@ async def test_arrange_swap_confirm_reveal_and_game_over(make_app, connect):
         await start_two_player_game(pilot, app, bob)
         async with opponent_playing(bob):
             me = app.view["table"]["seat"]
-            await drive(pilot, app, lambda: screen_name(app) == "ShowdownScreen", what="the showdown", timeout=20)
-            screen = app.screen
-            assert isinstance(screen, ShowdownScreen)
+            await drive(pilot, app, lambda: screen_name(app) == "SplitPanel", what="the showdown", timeout=20)
+            screen = app.table_screen.board.panel
+            assert isinstance(screen, SplitPanel) and app.screen is app.table_screen  # a panel, not a screen
             hand = game_of(app).get("hand")
             best = best_split(parse_cards(hand))
             recommended = (tuple(map(str, best.down)), tuple(map(str, best.back)))
@@ -47,7 +47,7 @@ async def test_arrange_swap_confirm_reveal_and_game_over(make_app, connect):
             assert chosen[0][1] == recommended[1][1] and chosen[1][1] == recommended[0][1]
             await pilot.press("enter")
 
-            await wait_for(pilot, lambda: screen_name(app) == "RevealScreen", what="the reveal")
+            await wait_for(pilot, lambda: screen_name(app) == "RevealPanel", what="the reveal")
             result = app.table_screen.board.last_showdown
             mine = next(r for r in result["reveal"] if r["seat"] == me)
             assert (tuple(mine["down"]), tuple(mine["back"])) == chosen
@@ -63,7 +63,7 @@ async def test_arrange_swap_confirm_reveal_and_game_over(make_app, connect):
             await wait_for(pilot, lambda: screen_name(app) == "TableScreen")
             assert "see the showdown" in screen_text(app)
             await pilot.press("v")  # the last showdown again
-            await wait_for(pilot, lambda: screen_name(app) == "RevealScreen")
+            await wait_for(pilot, lambda: screen_name(app) == "RevealPanel")
             await pilot.press("enter")
 
             await pilot.press("E")  # the host ends the game, after saying yes

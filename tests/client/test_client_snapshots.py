@@ -121,7 +121,7 @@ def test_table_with_helper_snapshot(snap_compare, ascii):
 
 @pytest.mark.parametrize("ascii", [False, True], ids=["unicode", "ascii"])
 def test_showdown_arrangement_snapshot(snap_compare, ascii):
-    assert snap_compare(make_app(ascii), run_before=feed(SHOWDOWN_VIEW, screen="ShowdownScreen"),
+    assert snap_compare(make_app(ascii), run_before=feed(SHOWDOWN_VIEW, screen="SplitPanel"),
                         press=["1", "space", "7", "space"], terminal_size=(80, 24))
 
 
@@ -129,7 +129,7 @@ def test_showdown_arrangement_snapshot(snap_compare, ascii):
 def test_reveal_snapshot(snap_compare, ascii):
     waiting = {**PLAY_VIEW, "phase": "waiting", "legal": [], "to_act": [], "turn": None, "step": None,
                "deadline_ms": None, "hand": SHOWDOWN_VIEW["hand"]}
-    assert snap_compare(make_app(ascii), run_before=feed(waiting, [RESULT], screen="RevealScreen"),
+    assert snap_compare(make_app(ascii), run_before=feed(waiting, [RESULT], screen="RevealPanel"),
                         terminal_size=(80, 24))
 
 

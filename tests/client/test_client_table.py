@@ -203,13 +203,13 @@ async def back_at_the_table(pilot: Any, app: Any, seen: Callable[[], Any], timeo
     screen = app.table_screen
     deadline = time.monotonic() + timeout
     while True:
-        if app.screen is screen:
+        if screen_name(app) == "TableScreen":
             result = seen()
             if result:
                 return result
-        elif screen_name(app) == "ShowdownScreen":
+        elif screen_name(app) == "SplitPanel":
             await pilot.press("enter")
-        elif screen_name(app) == "RevealScreen":
+        elif screen_name(app) == "RevealPanel":
             await pilot.press("escape")
         if time.monotonic() > deadline:
             raise AssertionError(f"timed out waiting at the table\n--- screen ---\n{screen_text(app)}")

@@ -40,14 +40,14 @@ async def test_a_split_that_timed_out_still_shows_the_showdown():
     app = make_app(ascii=False)
     async with app.run_test(size=(80, 24)) as pilot:
         await feed(pilot, SHOWDOWN_VIEW)
-        await wait_for(pilot, lambda: screen_name(app) == "ShowdownScreen", what="arrangement open")
+        await wait_for(pilot, lambda: screen_name(app) == "SplitPanel", what="arrangement open")
         # Time is up: the server splits for us, then sends the result and the next view (in that order).
         app.receive(m.Event(table_id="t1", events=({"kind": "timeout", "seat": 0}, copy.deepcopy(RESULT))))
         waiting = {**SHOWDOWN_VIEW, "phase": "waiting", "legal": [], "to_act": [], "deadline_ms": None}
         app.receive(view_push("t1", copy.deepcopy(waiting)))
         await wait_for(pilot, lambda: (app.table_screen.game or {}).get("phase") == "waiting", what="waiting view")
         await pilot.pause()
-        assert screen_name(app) == "RevealScreen"
+        assert screen_name(app) == "RevealPanel"
         assert "Round 3 showdown" in screen_text(app)
         await pilot.press("escape")  # Escape closes it too, not only Enter
         await wait_for(pilot, lambda: screen_name(app) == "TableScreen", what="reveal closed")
@@ -243,18 +243,28 @@ def test_desktop_notifications_only_where_the_terminal_is_known():
     assert desktop_notification("D", "t", {"VTE_VERSION": "7200"}) == "\x1b]777;notify;D;t\x07"
 
 
-async def test_the_table_under_the_showdown_does_not_repaint_it():
-    """Only screens that show through count as background: the opaque arrangement hides the table."""
+async def test_the_showdown_and_its_result_show_in_the_board_not_as_screens():
+    """Issue 12 item 13: a pushed screen is painted whole, and the table whole again when it closes (the
+    showdown-opening turn wrote ~17-30 KB); shown in the board, the top bar, the seats and the footer stay."""
     from test_client_snapshots import RESULT, SHOWDOWN_VIEW
 
     app = make_app(ascii=False)
     async with app.run_test(size=(80, 24)) as pilot:
         await feed(pilot, SHOWDOWN_VIEW)
-        await wait_for(pilot, lambda: screen_name(app) == "ShowdownScreen", what="arrangement open")
-        assert app._background_screens == []  # a view for the table below must not repaint all of this
+        stack = list(app.screen_stack)
+        text = await wait_for(pilot, lambda: screen_name(app) == "SplitPanel" and "Going down (4)" in screen_text(app)
+                              and screen_text(app), what="arrangement open")
+        assert app.screen_stack == stack and app.screen is app.table_screen
+        assert "Round 3" in text and "Bert (bot)" in text  # the top bar and the seats stay
         app.receive(m.Event(table_id="t1", events=(copy.deepcopy(RESULT),)))
-        await wait_for(pilot, lambda: screen_name(app) == "RevealScreen", what="the reveal, a dialog")
-        assert app._background_screens == [app.table_screen]  # the table shows around the dialog
+        await wait_for(pilot, lambda: screen_name(app) == "RevealPanel" and "Round 3 showdown" in screen_text(app),
+                       what="the reveal")
+        assert app.screen_stack == stack
+        await pilot.press("escape")
+        await wait_for(pilot, lambda: screen_name(app) == "TableScreen", what="reveal closed")
+        await pilot.press("v")  # the last showdown again, in the board too
+        await wait_for(pilot, lambda: screen_name(app) == "RevealPanel", what="the reveal again")
+        assert app.screen_stack == stack
 
 
 async def test_the_helper_shows_the_meter_once_the_board_has_built_it():

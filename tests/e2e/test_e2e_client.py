@@ -85,7 +85,7 @@ async def test_two_people_play_a_round_through_their_screens(server):
         check_showdown(showdown, hands)
 
         for app, pilot in ((ann, pa), (bob, pb)):
-            text = await wait_for(pilot, lambda app=app: screen_name(app) == "RevealScreen"
+            text = await wait_for(pilot, lambda app=app: screen_name(app) == "RevealPanel"
                                   and "Round 1 showdown" in screen_text(app) and screen_text(app), what="reveal shown")
             assert "Going down" in text and "Coming back" in text and "Ann" in text and "Bob" in text
             winner = showdown["winner"]
@@ -115,7 +115,7 @@ async def test_practice_game_reaches_a_finished_round_with_bots():
                         what="a finished round")
             showdown = app.table_screen.board.last_showdown
             assert len(showdown["reveal"]) == 4
-            await wait_for(pilot, lambda: screen_name(app) == "RevealScreen" and "Round 1 showdown" in screen_text(app))
+            await wait_for(pilot, lambda: screen_name(app) == "RevealPanel" and "Round 1 showdown" in screen_text(app))
             await wait_for(pilot, lambda: game_of(app).get("phase") == "waiting" and game_of(app).get("round") == 1)
     finally:
         await session.close()

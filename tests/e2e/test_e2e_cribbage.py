@@ -99,7 +99,7 @@ async def test_two_people_play_a_deal_of_cribbage_by_keys(server):
             assert [counted["what"] for counted in show] == ["hand", "hand", "crib"]
             assert show[-1]["seat"] == game["dealer"] and show[0]["seat"] != game["dealer"]
             calls = [call(item) for counted in show for item in counted["items"]]  # the show as called
-            await wait_for(pa if app is ann else pb, lambda: screen_name(app) == "ShowScreen"
+            await wait_for(pa if app is ann else pb, lambda: screen_name(app) == "ShowPanel"
                            and "The show" in screen_text(app), what="the show")
             text = screen_text(app)
             assert all(said in text for said in calls[:6])

@@ -1,14 +1,14 @@
 """Cribbage's board: the pegboard, the play with its count, the starter and the crib, your hand, the helper.
 
 The table shell gives it the game's view for us (``game`` of each view push);
-it draws the game, opens the cut, the show (item by item) and the game's end
-when the view asks for them, and words the game's events in the shell's log.
+it draws the game, opens the cut, shows the show (item by item) and the game's end as a panel in place of
+its table when the view asks for them, and words the game's events in the shell's log.
 """
 
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import Any, Mapping
+from typing import TYPE_CHECKING, Any, Mapping
 
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -23,6 +23,9 @@ from ..board import Board
 from .help import RULES
 from .widgets import CribHand, HandHelper, PegBoard, PlayPanel, Side
 
+if TYPE_CHECKING:
+    from .screens import ShowPanel
+
 PHASE_WORDS = {"draw": "the draw", "cut": "the cut", "discard": "laying away", "starter": "the starter",
                "play": "the play", "show": "the show", "waiting": "between deals", "over": "over"}
 
@@ -31,7 +34,7 @@ class CribbageBoard(Board):
     RULES = RULES
     KEY_SCREENS = (
         ("Cutting the pack", "client.games.down_and_back.cut:CutScreen"),
-        ("The show", "client.games.cribbage.screens:ShowScreen"),
+        ("The show", "client.games.cribbage.screens:ShowPanel"),
     )
     DECIDING_TOGETHER = "Laying away"
     DEFAULT_CSS = """
@@ -67,7 +70,6 @@ class CribbageBoard(Board):
         self.view: dict[str, Any] = {}
         self.claim_points = 0
         self._cut: Screen[Any] | None = None
-        self._show: Any = None
         self._shown_result: Any = None
         self._over: Screen[Any] | None = None
 
@@ -245,23 +247,23 @@ class CribbageBoard(Board):
         if self._cut is not None and ("cut" not in self.legal or self.pending):
             self.close(self._cut)
             self._cut = None
-        if self.legal and self._show is not None:  # our next decision: the show is over
-            self.close(self._show)
-            self._show = None
+        show = self._show_panel()
+        if self.legal and show is not None:  # our next decision: the show is over
+            self.close_panel(show)
+            show = None
         if "cut" in self.legal and self._cut is None and not self.pending:
             cut = self.legal["cut"]
             self._cut = CutScreen(cut["min"], cut["max"])
             self.app.push_screen(self._cut, callback=self._cut_done)
         if self._cut is not None:
             self._cut.set_deadline(self.shell.deadline_ms)  # type: ignore[attr-defined]
-        if self._show is not None:
-            self._show.update(view.get("show") or [], self._result_rows(view))
+        if show is not None:
+            show.update(view.get("show") or [], self._result_rows(view))
         if view.get("phase") == "over" and self._over is None:
             from .screens import CribbageOverScreen
 
-            if self._show is not None:
-                self.close(self._show)
-                self._show = None
+            if show is not None:
+                self.close_panel(show)
             self._over = CribbageOverScreen({**view, "chip_history": self.shell.table.get("chip_history")},
                                             self.shell.names)
             self.app.push_screen(self._over)
@@ -281,15 +283,21 @@ class CribbageBoard(Board):
 
     def open_show(self) -> None:
         """The show of this deal (and the game's end, if it ended), item by item."""
-        from .screens import ShowScreen
+        from .screens import ShowPanel
 
-        if self._show is not None and self._show in self.app.screen_stack:
-            self._show.update(self.view.get("show") or [], self._result_rows(self.view))
+        show = self._show_panel()
+        if show is not None:
+            show.update(self.view.get("show") or [], self._result_rows(self.view))
             return
-        if self.app.screen is not self.screen:
-            return  # a decision screen is up: the show waits for v
-        self._show = ShowScreen(self.view.get("show") or [], self.shell.names, self._result_rows(self.view))
-        self.app.push_screen(self._show, callback=lambda _: setattr(self, "_show", None))
+        if self._cut is not None:
+            return  # the cut is up: the show waits for v
+        self.open_panel(ShowPanel(self.view.get("show") or [], self.shell.names, self._result_rows(self.view)))
+
+    def _show_panel(self) -> "ShowPanel | None":
+        """The show's panel, if it is shown."""
+        from .screens import ShowPanel
+
+        return self.panel if isinstance(self.panel, ShowPanel) else None
 
     # ------------------------------------------------------------ events
 
@@ -314,7 +322,7 @@ class CribbageBoard(Board):
 
     # ------------------------------------------------------------ keys
 
-    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+    def game_action_allowed(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         legal, pending = self.legal, self.pending
         if action in ("move", "pick"):
             return ("discard" in legal or "play" in legal) and not pending

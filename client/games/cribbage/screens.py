@@ -1,4 +1,5 @@
-"""Cribbage's overlays: the show item by item, a game's end (with its skunks), the table's game over."""
+"""Cribbage's overlays: the show item by item (a panel in place of the board's table, as Down and Back's
+showdown), a game's end (with its skunks), the table's game over."""
 
 from __future__ import annotations
 
@@ -8,11 +9,11 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import VerticalScroll
 from textual.content import Content
-from textual.screen import ModalScreen
 from textual.widgets import Footer, Static
 
 from ...render import Display, chips
 from ...widgets.basics import TooSmall, display_of
+from ..board import Panel
 from ..down_and_back.gameover import GameOverScreen, standings_content
 from .widgets import show_rows
 
@@ -38,7 +39,7 @@ def result_rows(result: Mapping[str, Any], sides: list[dict[str, Any]], names: M
     return rows
 
 
-class ShowScreen(ModalScreen[None]):
+class ShowPanel(Panel):
     """The show of this deal, each count item by item as it is called at the table."""
 
     BINDINGS = [Binding("enter", "close", "Close", key_display="⏎", tooltip="close the show"),
@@ -46,27 +47,29 @@ class ShowScreen(ModalScreen[None]):
                 Binding("space", "close", "Close", show=False, tooltip="close the show")]
 
     def __init__(self, show: list[dict[str, Any]], names: Mapping[int, str], result: list[Content]) -> None:
-        super().__init__()
+        super().__init__(id="show")
         self.counted = [dict(counted) for counted in show]
         self.names = dict(names)
         self.result = result
 
     def compose(self) -> ComposeResult:
-        yield TooSmall()
-        with VerticalScroll(classes="dialog", id="show"):
-            yield Static(id="show-body", markup=False)
-        yield Footer(compact=True)
+        with VerticalScroll():
+            yield Static(self._rows(), id="show-body", markup=False)
 
-    def on_mount(self) -> None:
-        self.update(self.counted, self.result)
+    def _rows(self) -> Content:
+        rows = [Content.styled("The show", "bold"), *show_rows(self.counted, self.names, display_of(self))]
+        if self.result:
+            rows += [Content(""), *self.result]
+        return Content("\n").join(rows)
 
     def update(self, show: list[dict[str, Any]], result: list[Content]) -> None:
-        """Counts come one event at a time; the screen grows as they do."""
-        self.counted, self.result = [dict(counted) for counted in show], result
-        rows = [Content.styled("The show", "bold"), *show_rows(self.counted, self.names, display_of(self))]
-        if result:
-            rows += [Content(""), *result]
-        self.query_one("#show-body", Static).update(Content("\n").join(rows))
+        """Counts come one event at a time; the panel grows as they do."""
+        counted = [dict(counted) for counted in show]
+        if (counted, result) == (self.counted, self.result):
+            return  # nothing new: no repaint
+        self.counted, self.result = counted, result
+        if self.is_mounted:
+            self.query_one("#show-body", Static).update(self._rows())
 
     def action_close(self) -> None:
         self.dismiss(None)

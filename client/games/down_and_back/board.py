@@ -1,8 +1,8 @@
 """Down and Back's board: the pile, the round's discards, your hand, the hand helper; your turn's keys.
 
-The table shell gives it the game's view for us (``game`` of each view push); it draws the game, opens the decision
-screens (cut, showdown arrangement), the reveal and the game over screen when
-the view asks for them, and words the game's events in the shell's log.
+The table shell gives it the game's view for us (``game`` of each view push); it draws the game, opens the cut
+screen, shows the showdown to arrange and its result as panels in place of the table, opens the game over
+screen when the view asks for them, and words the game's events in the shell's log.
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ from textual.screen import Screen
 from ...render import chips
 from ...widgets.basics import LineLog
 from ...widgets.table import SeatState
-from ..board import Board
+from ..board import Board, Panel
 from .help import RULES
 from .widgets import DiscardHistory, HandHelper, HandView, PilePanel, recommended_throw
 
@@ -28,8 +28,8 @@ class DownAndBackBoard(Board):
     RULES = RULES
     KEY_SCREENS = (
         ("Cutting the deck", "client.games.down_and_back.cut:CutScreen"),
-        ("Arranging the showdown", "client.games.down_and_back.showdown:ShowdownScreen"),
-        ("The showdown's result", "client.games.down_and_back.showdown:RevealScreen"),
+        ("Arranging the showdown", "client.games.down_and_back.showdown:SplitPanel"),
+        ("The showdown's result", "client.games.down_and_back.showdown:RevealPanel"),
     )
     DECIDING_TOGETHER = "Splits"
 
@@ -54,9 +54,8 @@ class DownAndBackBoard(Board):
         super().__init__(game, talk, prompt)
         self.view: dict[str, Any] = {}
         self.last_showdown: dict[str, Any] | None = None
-        self._overlay: Screen[Any] | None = None
-        self._overlay_kind: str | None = None
-        self._reveal: Screen[Any] | None = None
+        self._cut: Screen[Any] | None = None
+        self._split: Panel | None = None
         self._over: Screen[Any] | None = None
         self._last_event: dict[str, Any] | None = None
 
@@ -266,49 +265,48 @@ class DownAndBackBoard(Board):
 
     def _sync_overlays(self, view: dict[str, Any], phase: str | None) -> None:
         from .cut import CutScreen
-        from .showdown import ShowdownScreen
+        from .showdown import RevealPanel, SplitPanel
 
-        want = "cut" if "cut" in self.legal else "split" if "split" in self.legal else None
-        if self._overlay is not None and (self._overlay_kind != want or self.pending):
-            self.close(self._overlay)
-            self._overlay = self._overlay_kind = None
-        if self.legal and self._reveal is not None:
-            self.close(self._reveal)
-            self._reveal = None
-        if want and self._overlay is None and not self.pending:
-            if want == "cut":
-                cut = self.legal["cut"]
-                screen: Screen[Any] = CutScreen(cut["min"], cut["max"])
-            else:
-                others = max(1, len(view.get("to_act") or []) + sum(
-                    1 for p in view.get("players", []) if p.get("submitted")) - 1)
-                screen = ShowdownScreen(tuple(view.get("hand") or ()), others)
-            self._overlay, self._overlay_kind = screen, want
-            self.app.push_screen(screen, callback=self._overlay_done)
-        if self._overlay is not None:
-            self._overlay.set_deadline(self.shell.deadline_ms)  # type: ignore[attr-defined]
+        cutting, splitting = "cut" in self.legal and not self.pending, "split" in self.legal and not self.pending
+        if self._cut is not None and not cutting:
+            self.close(self._cut)
+            self._cut = None
+        if self._split is not None and not splitting:
+            self.close_panel(self._split)
+        if self.legal and isinstance(self.panel, RevealPanel):  # our next decision: the result has been seen
+            self.close_panel(self.panel)
+        if cutting and self._cut is None:
+            cut = self.legal["cut"]
+            self._cut = CutScreen(cut["min"], cut["max"])
+            self.app.push_screen(self._cut, callback=self._cut_done)
+        if self._cut is not None:
+            self._cut.set_deadline(self.shell.deadline_ms)  # type: ignore[attr-defined]
+        if splitting and self._split is None:
+            others = max(1, len(view.get("to_act") or []) + sum(
+                1 for p in view.get("players", []) if p.get("submitted")) - 1)
+            self._split = SplitPanel(tuple(view.get("hand") or ()), others)
+            self.open_panel(self._split, self._split_done)
         if phase == "over" and self._over is None:
             from .gameover import GameOverScreen
 
             self._over = GameOverScreen({**view, "chip_history": self.shell.table.get("chip_history")})
             self.app.push_screen(self._over)
 
-    def _overlay_done(self, action: dict[str, Any] | None) -> None:
-        self._overlay = self._overlay_kind = None
+    def _cut_done(self, action: dict[str, Any] | None) -> None:
+        self._cut = None
+        if action is not None:
+            self._play(action)
+
+    def _split_done(self, action: dict[str, Any] | None) -> None:
+        self._split = None
         if action is not None:
             self._play(action)
 
     def show_reveal(self, showdown: dict[str, Any]) -> None:
-        from .showdown import RevealScreen
+        """The showdown's result in place of the table (a split that timed out is over: its panel goes)."""
+        from .showdown import RevealPanel
 
-        if self._reveal is not None:
-            self.close(self._reveal)
-        if self._overlay is not None:  # a split that timed out: the decision is over, the result stays
-            self.close(self._overlay)
-            self._overlay = self._overlay_kind = None
-        self._reveal = RevealScreen(showdown, dict(self.shell.names), self.shell.me,
-                                    self._outcome(showdown))
-        self.app.push_screen(self._reveal, callback=lambda _: setattr(self, "_reveal", None))
+        self.open_panel(RevealPanel(showdown, dict(self.shell.names), self.shell.me, self._outcome(showdown)))
 
     # ------------------------------------------------------------ events
 
@@ -352,7 +350,7 @@ class DownAndBackBoard(Board):
 
     # ------------------------------------------------------------ keys
 
-    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+    def game_action_allowed(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         view = self.view
         kinds = {"take_stock": "take_stock", "take_discard": "take_discard", "skip": "skip", "call_end": "call_end"}
         if action in kinds:

@@ -1,8 +1,10 @@
 """The showdown: arrange your 4 + 3, then see every hand revealed and who won.
 
-:class:`ShowdownScreen` starts from the recommended split (engine.games.down_and_back.hands, display
+Both are panels the board shows in place of its table (:class:`~client.games.board.Panel`),
+under the table's top bar (with its clock) and seats.
+:class:`SplitPanel` starts from the recommended split (engine.games.down_and_back.hands, display
 only) and lets the player swap any two cards before confirming.
-:class:`RevealScreen` shows the result the server sent: every player's
+:class:`RevealPanel` shows the result the server sent: every player's
 going-down hand, then every coming-back hand, in playing order, the winner of
 each comparison, any tie-break draws, and who takes the pot or why it carries.
 """
@@ -13,15 +15,15 @@ from typing import Any, Mapping, Sequence
 
 from textual.app import ComposeResult, RenderResult
 from textual.binding import Binding
-from textual.containers import Vertical, VerticalScroll
+from textual.containers import VerticalScroll
 from textual.content import Content
 from textual.reactive import reactive
-from textual.screen import ModalScreen, Screen
 from textual.widget import Widget
-from textual.widgets import Footer, Static
+from textual.widgets import Static
 
 from ...render import Display
-from ...widgets.basics import Countdown, TooSmall, display_of
+from ...widgets.basics import display_of
+from ..board import Panel
 
 
 def evaluate_split(down: Sequence[str], back: Sequence[str], opponents: int) -> tuple[str, str, float]:
@@ -51,17 +53,14 @@ class SplitView(Widget):
             return Content("")
         down_name, back_name, estimate = evaluate_split(self.down, self.back, self.opponents)
         marked = [self.marked] if self.marked is not None else []
+        # Each hand's name beside its title: the panel fits the board's rows at 80x24.
         rows = [
-            Content.styled("Going down (4)", "bold"),
+            Content.assemble(("Going down (4)", "bold"), "  ", (down_name, "bold #87d787")),
             *display.card_boxes(self.down, selected=self.cursor if self.cursor < 4 else None,
                                 marked=[m for m in marked if m < 4], labels=["1", "2", "3", "4"]),
-            Content.styled(down_name, "bold #87d787"),
-            Content(""),
-            Content.styled("Coming back (3)", "bold"),
+            Content.assemble(("Coming back (3)", "bold"), "  ", (back_name, "bold #87d787")),
             *display.card_boxes(self.back, selected=self.cursor - 4 if self.cursor >= 4 else None,
                                 marked=[m - 4 for m in marked if m >= 4], labels=["5", "6", "7"]),
-            Content.styled(back_name, "bold #87d787"),
-            Content(""),
         ]
         who = "1 opponent" if self.opponents <= 1 else f"{self.opponents} opponents"
         approx = "~" if display.ascii else "≈"
@@ -71,8 +70,9 @@ class SplitView(Widget):
         return Content("\n").join(rows)
 
 
-class ShowdownScreen(Screen[dict[str, Any] | None]):
-    AUTO_FOCUS = None
+class SplitPanel(Panel):
+    """Arrange the showdown: the recommended split first; dismissed with the ``split`` action."""
+
     BINDINGS = [
         Binding("left", "move(-1)", "Move", key_display="←→", tooltip="move along the cards"),
         Binding("right", "move(1)", "Move", show=False, tooltip="move along the cards"),
@@ -86,42 +86,23 @@ class ShowdownScreen(Screen[dict[str, Any] | None]):
     ]
 
     def __init__(self, hand: Sequence[str], opponents: int) -> None:
-        super().__init__()
+        super().__init__(id="showdown")
         self.hand = tuple(hand)
         self.opponents = opponents
         self._best: tuple[tuple[str, ...], tuple[str, ...], float] | None = None
-        self.deadline_ms: int | None = None
 
     def compose(self) -> ComposeResult:
-        ascii = display_of(self).ascii
-        yield TooSmall()
-        with Vertical(id="showdown"):
-            with Vertical(id="showdown-head"):
-                yield Static(Content.styled("Showdown: arrange your cards, 4 going down and 3 coming back", "bold"),
-                             id="showdown-title")
-                yield Countdown(id="showdown-clock", ascii=ascii)
-            yield SplitView(id="split")
-            yield Static(id="showdown-help")
-        yield Footer(compact=True)
-
-    def on_mount(self) -> None:
-        if not self.query("#showdown-help"):
-            return  # closed before it was mounted (the deadline passed)
         display = display_of(self)
-        self.query_one("#showdown-help", Static).update(Content.assemble(
-            (f"Move with {display.arrows} (or 1-7), ", "dim"), ("space", "bold"), (" picks a card, ", "dim"),
-            ("space", "bold"), (" on another swaps them. ", "dim"), (display.enter, "bold"), (" confirms.", "dim"),
-        ))
-        view = self.query_one(SplitView)
-        view.opponents = self.opponents
-        self.action_best()
-        self.query_one(Countdown).set_deadline(self.deadline_ms, "You", True)
-
-    def set_deadline(self, deadline_ms: int | None) -> None:
-        """Time left for this decision (may be called before the screen is mounted)."""
-        self.deadline_ms = deadline_ms
-        if self.is_mounted and self.query(Countdown):
-            self.query_one(Countdown).set_deadline(deadline_ms, "You", True)
+        yield Static(Content.styled("Showdown: arrange your cards, 4 going down and 3 coming back", "bold"),
+                     id="showdown-title")
+        split = SplitView(id="split")
+        split.opponents = self.opponents
+        self._fill(split)  # the recommendation is in its first paint: the panel is drawn once
+        yield split
+        yield Static(Content.assemble(
+            (f"{display.arrows} or 1-7 move, ", "dim"), ("space", "bold"), (" picks one, ", "dim"),
+            ("space", "bold"), (" on another swaps, ", "dim"), (display.enter, "bold"), (" confirms.", "dim"),
+        ), id="showdown-help")
 
     @property
     def arrangement(self) -> tuple[tuple[str, ...], tuple[str, ...]]:
@@ -137,6 +118,10 @@ class ShowdownScreen(Screen[dict[str, Any] | None]):
         view.down, view.back = tuple(cards[:4]), tuple(cards[4:])
 
     def action_best(self) -> None:
+        self._fill(self.query_one(SplitView))
+
+    def _fill(self, view: SplitView) -> None:
+        """Put the best split (worked out once) in ``view``."""
         from engine.cards import parse_cards
         from engine.games.down_and_back.meter import win_both
         from engine.games.down_and_back.splits import best_split
@@ -147,10 +132,9 @@ class ShowdownScreen(Screen[dict[str, Any] | None]):
             option = best_split(parse_cards(list(self.hand)))
             self._best = (tuple(map(str, option.down)), tuple(map(str, option.back)),
                           win_both(option.down, option.back, max(1, self.opponents)))
-        view = self.query_one(SplitView)
         view.best = self._best[2]
         view.marked = None
-        self._set(list(self._best[0]) + list(self._best[1]))
+        view.down, view.back = self._best[0], self._best[1]
 
     def action_move(self, step: int) -> None:
         view = self.query_one(SplitView)
@@ -240,24 +224,24 @@ def reveal_content(showdown: Mapping[str, Any], names: Mapping[int, str], me: in
     return Content("\n").join(lines)
 
 
-class RevealScreen(ModalScreen[None]):
+class RevealPanel(Panel):
+    """The showdown's result, until it is closed or our next decision comes."""
+
     BINDINGS = [Binding("enter", "close", "Close", key_display="⏎", tooltip="close the showdown"),
                 Binding("escape", "close", "Close", show=False, tooltip="close the showdown"),
                 Binding("space", "close", "Close", show=False, tooltip="close the showdown")]
 
     def __init__(self, showdown: Mapping[str, Any], names: Mapping[int, str], me: int | None, result: Content) -> None:
-        super().__init__()
+        super().__init__(id="reveal")
         self.result = result
         self.showdown = dict(showdown)
         self.names = dict(names)
         self.me = me
 
     def compose(self) -> ComposeResult:
-        yield TooSmall()
-        with VerticalScroll(classes="dialog", id="reveal"):
-            yield Static(reveal_content(self.showdown, self.names, self.me, display_of(self), self.result), id="reveal-body",
-                         markup=False)
-        yield Footer(compact=True)
+        with VerticalScroll():
+            yield Static(reveal_content(self.showdown, self.names, self.me, display_of(self), self.result),
+                         id="reveal-body", markup=False)
 
     def action_close(self) -> None:
         self.dismiss(None)
