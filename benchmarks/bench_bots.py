@@ -114,6 +114,8 @@ def main() -> None:
     times: dict[str, list[tuple[float, float]]] = {}
     started = time.perf_counter()
     for name, players, rounds in (("heads-up", 2, args.heads_up), ("one strong vs three baselines", 4, args.four)):
+        if rounds <= 0:  # e.g. --heads-up 0: only the other match
+            continue
         result = match(players, rounds, f"{args.seed}-{players}", times)
         part = report(name, result)
         if players == 2:
