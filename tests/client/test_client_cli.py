@@ -9,6 +9,7 @@ import socket
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -213,14 +214,15 @@ async def test_an_address_that_is_not_a_game_server_says_so(capsys):
     assert f"127.0.0.1:{port} does not speak the Down and Back protocol" in err and "frame" not in err
 
 
-async def test_the_practice_game_is_chosen_with_game_and_remembered(monkeypatch, config_dir):
+def practice_tables(monkeypatch) -> tuple[list[tuple[str, int, str | None]], Any]:
+    """Practice runs without a terminal: the ``(game, bots, level)`` each one set up, and ``practise(*flags)``."""
     from client import practice
 
-    tables: list[tuple[str, int]] = []
+    tables: list[tuple[str, int, str | None]] = []
     set_up = practice.set_up_table
 
     async def recording(session, bots: int, game: str = "down-and-back", level: str | None = None) -> None:
-        tables.append((game, bots))
+        tables.append((game, bots, level))
         await set_up(session, bots, game, level)
 
     async def no_terminal(self: DabApp) -> None:
@@ -232,44 +234,32 @@ async def test_the_practice_game_is_chosen_with_game_and_remembered(monkeypatch,
     async def practise(*flags: str) -> int:
         return await run(build_parser().parse_args(["--bot-delay", "0", *flags]), ClientConfig.load())
 
-    assert await practise() == 0 and tables[-1] == ("down-and-back", 3)  # the default, never chosen before
-    assert await practise("--game", "cribbage") == 0 and tables[-1] == ("cribbage", 1)  # one against one
+    return tables, practise
+
+
+async def test_the_practice_game_is_chosen_with_game_and_remembered(monkeypatch, config_dir):
+    tables, practise = practice_tables(monkeypatch)
+    assert await practise() == 0 and tables[-1][:2] == ("down-and-back", 3)  # the default, never chosen before
+    assert await practise("--game", "cribbage") == 0 and tables[-1][:2] == ("cribbage", 1)  # one against one
     assert ClientConfig.load().practice_game == "cribbage"
-    assert await practise() == 0 and tables[-1] == ("cribbage", 1)  # remembered
+    assert await practise() == 0 and tables[-1][:2] == ("cribbage", 1)  # remembered
     assert await practise("--game", "cribbage", "--bots", "4") == 2  # cribbage seats at most four
-    assert await practise("--game", "down-and-back", "--bots", "2") == 0 and tables[-1] == ("down-and-back", 2)
+    assert await practise("--game", "down-and-back", "--bots", "2") == 0 and tables[-1][:2] == ("down-and-back", 2)
     assert ClientConfig.load().practice_game == "down-and-back"
 
 
 async def test_the_practice_bots_level_is_asked_with_level_and_remembered(monkeypatch, config_dir):
     """``--level`` picks the practice bots' level; it is remembered, and a game without that level gets its own
     default (the memory stays); a level the game lacks is a usage error."""
-    from client import practice
-
-    levels: list[tuple[str, str | None]] = []
-    set_up = practice.set_up_table
-
-    async def recording(session, bots: int, game: str = "down-and-back", level: str | None = None) -> None:
-        levels.append((game, level))
-        await set_up(session, bots, game, level)
-
-    async def no_terminal(self: DabApp) -> None:
-        pass
-
-    monkeypatch.setattr(practice, "set_up_table", recording)
-    monkeypatch.setattr(DabApp, "run_async", no_terminal)
-
-    async def practise(*flags: str) -> int:
-        return await run(build_parser().parse_args(["--bot-delay", "0", "--bots", "1", *flags]), ClientConfig.load())
-
-    assert await practise() == 0 and levels[-1] == ("down-and-back", None)  # never asked: the game's default
-    assert await practise("--level", "easy") == 0 and levels[-1] == ("down-and-back", "easy")
+    tables, practise = practice_tables(monkeypatch)
+    assert await practise("--bots", "1") == 0 and tables[-1] == ("down-and-back", 1, None)  # never asked: default
+    assert await practise("--bots", "1", "--level", "easy") == 0 and tables[-1] == ("down-and-back", 1, "easy")
     assert ClientConfig.load().practice_level == "easy"
-    assert await practise() == 0 and levels[-1] == ("down-and-back", "easy")  # remembered
-    assert await practise("--game", "cribbage") == 0 and levels[-1] == ("cribbage", None)  # no easy cribbage bot
+    assert await practise("--bots", "1") == 0 and tables[-1] == ("down-and-back", 1, "easy")  # remembered
+    assert await practise("--game", "cribbage") == 0 and tables[-1] == ("cribbage", 1, None)  # no easy cribbage bot
     assert await practise("--game", "cribbage", "--level", "expert") == 2
-    assert await practise("--game", "down-and-back", "--level", "strong") == 0
-    assert levels[-1] == ("down-and-back", "strong") and ClientConfig.load().practice_level == "strong"
+    assert await practise("--game", "down-and-back", "--bots", "1", "--level", "strong") == 0
+    assert tables[-1] == ("down-and-back", 1, "strong") and ClientConfig.load().practice_level == "strong"
 
 
 async def test_the_practice_server_listens_without_warming_every_game(monkeypatch):
