@@ -126,7 +126,7 @@ def warm_up() -> None:
 
 
 def _opponents(view: dict[str, Any]) -> int:
-    return max(1, sum(1 for p in view["players"] if p["in_round"]) - 1)
+    return _table_size(view) - 1
 
 
 def _turns_after_this(view: dict[str, Any]) -> int:
