@@ -141,7 +141,9 @@ def bytes_per_opponent_turn(turns: int, bot_delay: float, tree: Path = ROOT) -> 
     and the discard (the next view). We count the repaints of those two views.
     The turn whose discard opens the showdown is reported too (the split to
     arrange appears); we split only once the next view has come (a bot's split),
-    so that turn's count is the showdown appearing, whatever the timing.
+    so our own keys are not in that turn's count. What the client paints after
+    that view counts towards the next one: on a loaded machine give a longer
+    ``--bot-delay`` (1.0), or the showdown's paint may fall outside its turn.
     The benchmark plays our own seat by typing into the terminal as a person
     would (s, then Enter; Enter at the cut and the showdown).
     """

@@ -9,11 +9,11 @@ game's decision screens and panels and words its events.
 
 A :class:`Panel` (a showdown to arrange, its result, Cribbage's show) is shown
 *in* the board, in place of the board's own table, not as a pushed screen: the
-top bar, the seats and the footer stay as they are, so opening and closing it
-repaints only the board's rows (a pushed screen is painted whole, and the
-table whole again when it closes: the turn that opens Down and Back's
-showdown wrote 17 KB to the terminal with the arrangement a screen, 4 KB with
-it a panel; ``benchmarks/bench_client.py``).
+top bar, the seats and the footer stay as they are (a pushed screen is painted
+whole, and the table whole again when it closes). Measured with
+``benchmarks/bench_client.py``, the turn that opens Down and Back's showdown
+still writes about 15-20 KB: the panel is mounted after the board's table is
+hidden, so its rows are painted blank first and then two or three times more.
 """
 
 from __future__ import annotations
