@@ -30,6 +30,7 @@ from dataclasses import dataclass
 from typing import Any, Callable, ClassVar, Mapping, Protocol, Sequence, Union
 
 from .errors import InvalidAction
+from .fairness import ClientSeed, client_seed_from_data
 from .records import ActionLog, Record
 from .rng import HashRng
 
@@ -96,7 +97,9 @@ class SitIn:
 TableAction = Union[StartRound, EndGame, SetAway, SitIn]
 TABLE_ACTIONS: tuple[type, ...] = (StartRound, EndGame, SetAway, SitIn)
 TABLE_ACTION_FIELDS: dict[str, set[str]] = {"start_round": set(), "end_game": set(), "set_away": {"seat", "away"},
-                                            "sit_in": {"seat", "name", "chips"}}
+                                            "sit_in": {"seat", "name", "chips"}, "client_seed": {"seed"}}
+"""The fields of the actions every game parses: the table actions, and a seat's
+:class:`~engine.fairness.ClientSeed` (every game's deal is fair the same way)."""
 
 
 def action_kind(data: object) -> str:
@@ -126,9 +129,12 @@ def plain_int(value: object, what: str) -> int:
     return value
 
 
-def table_action_from_data(data: Mapping[str, Any]) -> TableAction:
-    """A table action from plain data whose kind and fields :func:`check_fields` accepted."""
+def table_action_from_data(data: Mapping[str, Any]) -> TableAction | ClientSeed:
+    """A table action (or a seat's client seed) from plain data whose kind and fields :func:`check_fields`
+    accepted."""
     kind = data["kind"]
+    if kind == "client_seed":
+        return client_seed_from_data(data)
     if kind == "start_round":
         return StartRound()
     if kind == "end_game":
@@ -154,8 +160,8 @@ client in the second person for its own seat); :func:`plain_text` is the export'
 
 
 def describe_table_event(event: Mapping[str, Any]) -> list[Part] | None:
-    """The wording of the events a table (not its game) records, the same for every game:
-    ``timeout`` (the server played for a seat whose clock ran out) and the rematch's; ``None``
+    """The wording of the events that are the same for every game: ``timeout`` (the table played for
+    a seat whose clock ran out), the rematch's and the fair deal's (:mod:`engine.fairness`); ``None``
     for any other kind."""
     kind = event.get("kind")
     if kind == "timeout":
@@ -168,6 +174,13 @@ def describe_table_event(event: Mapping[str, Any]) -> list[Part] | None:
         return [{"text": f"No rematch: {event.get('reason')}"}]
     if kind == "rematch_started":
         return [{"text": f"The rematch is being played at table {event.get('table_id')}"}]
+    if kind == "deal_commit":
+        return [{"text": f"The deal of round {event.get('round')} is sealed: commitment "
+                         f"{str(event.get('commitment'))[:16]}"}]
+    if kind == "client_seed":
+        return [{"seat": event.get("seat")}, {"text": " adds a seed to the deal"}]
+    if kind == "deal_reveal":
+        return [{"text": f"Round {event.get('round')}'s seed revealed: {str(event.get('seed'))[:16]}"}]
     return None
 
 
@@ -333,6 +346,7 @@ class GameType(Protocol):
     setting_fields: tuple[SettingField, ...]
     bot_levels: tuple[str, ...]  # the levels a host may pick for a bot, weakest first ("easy", "strong", ...)
     default_bot_level: str  # the level of a bot added without one
+    fair_names: Mapping[str, str]  # what a verifier calls each event kind that shows chance: {"take_stock": "stock card"}
 
     def settings(self, data: Mapping[str, Any] | None = None) -> Settings:
         """Validated settings from plain data; a missing field takes its default."""

@@ -67,6 +67,10 @@ class HashRng:
             if value < n:
                 return value
 
+    def token(self, size: int) -> bytes:
+        """``size`` bytes of the stream (a fair round's secret seed, :mod:`engine.fairness`)."""
+        return bytes(self._bits(8) for _ in range(size))
+
     def shuffle(self, items: MutableSequence[T]) -> None:
         """Fisher–Yates in place."""
         for i in range(len(items) - 1, 0, -1):

@@ -86,6 +86,7 @@ __all__ = [
     "EndGame",
     "Act",
     "SitOut",
+    "ClientSeed",
     "Chat",
     "History",
     "PastRounds",
@@ -367,6 +368,7 @@ TITLE = Str(0, 64)
 _KIND = Str(1, 32, pattern=r"[a-z][a-z0-9_]*", what="a kind (1-32 of a-z 0-9 _, starting a-z)")
 TABLE_STATE = Str(choices=("waiting", "playing", "finished"))
 ACTION = OpaqueMap(require_kind=True, max_keys=MAX_ACTION_KEYS)
+HEX = Str(1, 1000, pattern=r"[0-9a-f]+", what="lowercase hex digits")  # its length is the game's to check
 DECISION = Nullable(ListOf(Scalar(), 0, 16))
 DEADLINE_MS = Nullable(Int(0, 2**31 - 1))
 
@@ -691,6 +693,15 @@ class SitOut(Request):
     type: ClassVar[str] = "sit_out"
     id: int = _f(REQUEST_ID)
     away: bool = _f(Bool())
+
+
+@_message
+class ClientSeed(Request):
+    """Add your random seed to the deal of the round under way, before its deck is fixed (docs/FAIRNESS.md)."""
+
+    type: ClassVar[str] = "client_seed"
+    id: int = _f(REQUEST_ID)
+    seed: str = _f(HEX)
 
 
 @_message

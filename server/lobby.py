@@ -894,6 +894,9 @@ class Lobby:
     def _sit_out(self, player: PlayerRecord, msg: m.SitOut) -> None:
         self._table(player, "not_seated").sit_out(player.player_id, msg.away)
 
+    def _client_seed(self, player: PlayerRecord, msg: m.ClientSeed) -> None:
+        self._table(player, "not_seated").client_seed(player.player_id, msg.seed)
+
     def _chat(self, player: PlayerRecord, msg: m.Chat) -> None:
         self._table(player).audience.chat(player.player_id, player.name, msg.text)
 
@@ -932,7 +935,8 @@ class Lobby:
     _handlers: dict[type, Callable[..., Any]] = {
         m.ListTables: _list_tables, m.CreateTable: _create_table, m.Join: _join, m.Watch: _watch,
         m.Leave: _leave, m.Start: _start, m.AddBot: _add_bot, m.RemoveBot: _remove_bot,
-        m.EndGame: _end_game, m.Act: _act, m.SitOut: _sit_out, m.Chat: _chat, m.History: _history,
+        m.EndGame: _end_game, m.Act: _act, m.SitOut: _sit_out, m.ClientSeed: _client_seed,
+        m.Chat: _chat, m.History: _history,
         m.Ping: _ping, m.Stats: _stats, m.PastRounds: _archived("past_rounds"), m.PastGames: _archived("past_games"),
         m.Replay: _archived("replay"), m.Leaderboard: _archived("leaderboard"),
         m.SetHidden: _archived("set_hidden"), m.OfferRematch: _offer_rematch, m.AnswerRematch: _answer_rematch,

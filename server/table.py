@@ -30,6 +30,7 @@ from typing import TYPE_CHECKING, Any, Callable, ContextManager, Protocol
 
 from engine.contract import TABLE_ACTIONS, Action, EndGame, Game, SetAway, Settings, SitIn, StartRound, Status
 from engine.errors import EngineError, IllegalAction, InvalidAction, NotYourTurn
+from engine.fairness import ClientSeed
 from engine.fingerprint import fingerprint
 from engine.games import find_game
 from engine.records import Record
@@ -480,10 +481,23 @@ class Table:
             raise RequestError("bad_action", str(exc)) from None
         if isinstance(action, TABLE_ACTIONS):
             raise RequestError("bad_action", f"{action.kind} is the table's action, not a player's")
+        if isinstance(action, ClientSeed):
+            raise RequestError("bad_action", "a client seed is sent with the client_seed request, not act")
         self.apply_action(seat, action)
         self.broadcast()
         assert self.game is not None
         return len(self.game.history) - 1
+
+    def client_seed(self, player_id: str, seed: str) -> None:
+        """A seat's client seed for the round under way (engine.fairness): logged like any action, so a
+        restore deals the same committed deck."""
+        seat = self._playing_seat(player_id)
+        try:
+            action = self.game_type.action_from_data({"kind": ClientSeed.kind, "seed": seed})
+        except InvalidAction as exc:
+            raise RequestError("bad_action", str(exc)) from None
+        self.apply_action(seat, action)
+        self.broadcast()
 
     def _playing_seat(self, player_id: str) -> int:
         """The player's seat in the running game (``not_seated``, or ``no_game`` before or after it)."""

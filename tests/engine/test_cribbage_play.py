@@ -16,6 +16,7 @@ from engine.games.cribbage.gametype import CRIBBAGE
 from engine.games.cribbage.rules import DISCARD, DRAW, PLAY, SHOW, STARTER, WAITING, Game, Settings
 from engine.games.cribbage.scoring import show_score, show_score_indices
 from engine.games.cribbage.views import decision_view
+from engine.fairness import FairDeal
 from engine.rng import HashRng
 
 
@@ -32,6 +33,7 @@ def arranged(hands: dict[int, str], dealer: int, starter: str, scores=None, chip
         game.players[seat].hand = parse_cards(text)
     game.dealer, game.starter = dealer, parse_cards(starter)[0]
     game.phase, game.turn = PLAY, game.left_of(dealer)
+    game.fair = FairDeal(game.rng)  # a deal arranged by hand is no fair deal: nothing to reveal
     if scores is not None:
         game.scores = list(scores)
     assert sorted(c.index for c in game.all_cards()) == list(range(52))
@@ -178,6 +180,7 @@ def test_a_game_abandoned_pays_nobody():
 def _stacked(game: Game, *texts: str) -> None:
     """Put ``texts`` at positions 4, 5, ... of the pack (so two cuts at 4 draw them in turn)."""
     picked = parse_cards(list(texts))
+    game.fair = FairDeal(game.rng)  # a pack stacked by hand is no fair deal: the cut shuffles nothing
     game.deck = [c for c in game.deck if c not in picked]
     game.deck[4:4] = picked
 

@@ -11,6 +11,7 @@ from engine.games.down_and_back.actions import (
 from engine.cards import Card, parse_cards
 from engine.errors import IllegalAction, InvalidAction, NotYourTurn
 from engine.games.down_and_back.rules import CUT, OVER, PLAY, SHOWDOWN, WAITING, Game, Settings
+from engine.fairness import DealStream
 from engine.rng import HashRng
 
 
@@ -63,7 +64,8 @@ def test_round_setup_follows_the_rules():
     dealer = game.dealer
     assert game.cutter == (dealer - 1) % 4, "the player to the dealer's right cuts"
     assert records[0].public["dealer"] == dealer
-    shuffled = list(game.deck)
+    shuffled = list(game.deck)  # the cut shuffles it from the committed seed first (engine.fairness)
+    DealStream(game.fair.seed, game.round_no, {}).shuffle(shuffled)
     game.apply(game.cutter, Cut(10))
     cut = shuffled[10:] + shuffled[:10]
     left = (dealer + 1) % 4

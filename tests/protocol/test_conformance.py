@@ -623,6 +623,50 @@ async def _(env: Env) -> None:
         assert await failure(ann.request(m.SitOut, away=False)) == "no_game"
 
 
+@provokes("client_seed", "not_seated")
+async def _(env: Env) -> None:
+    async with env.connect("ann") as ann, env.connect("sam") as sam:
+        assert await failure(ann.request(m.ClientSeed, seed="ab")) == "not_seated"
+        table_id = await env.playing(ann)
+        await sam.request(m.Watch, table_id=table_id)
+        assert await failure(sam.request(m.ClientSeed, seed="ab")) == "not_seated"
+
+
+@provokes("client_seed", "no_game")
+async def _(env: Env) -> None:
+    async with env.connect("ann") as ann:
+        await env.table(ann, bots=1)
+        assert await failure(ann.request(m.ClientSeed, seed="ab")) == "no_game"
+        await ann.request(m.Start)
+        await ann.request(m.EndGame)
+        assert await failure(ann.request(m.ClientSeed, seed="ab")) == "no_game"
+
+
+@provokes("client_seed", "bad_action")
+async def _(env: Env) -> None:
+    async with env.connect("ann") as ann:
+        await env.playing(ann)
+        for seed in ("abc", "ab" * 65):  # an odd number of digits; 65 bytes
+            assert await failure(ann.request(m.ClientSeed, seed=seed)) == "bad_action"
+        assert await failure(ann.act({"kind": "client_seed", "seed": "ab"})) == "bad_action"  # its own request
+        assert await ann.request(m.Ping) == {}  # not fatal
+
+
+@provokes("client_seed", "illegal_action")
+async def _(env: Env) -> None:
+    async with env.connect("ann") as ann:
+        await env.playing(ann)
+        await ann.wait_for(lambda: ann.view.get("fair"))
+        codes = []
+        for _ in range(2):  # the second is refused whether or not the first came before the cut
+            try:
+                await ann.request(m.ClientSeed, seed="ab" * 32)
+                codes.append("ok")
+            except RequestFailed as exc:
+                codes.append(exc.code)
+        assert codes[1] == "illegal_action" and codes[0] in ("ok", "illegal_action")
+
+
 @provokes("chat", "rate_limited")
 async def _(env: Env) -> None:
     async with env.connect("ann") as ann:
@@ -908,8 +952,9 @@ async def test_shutting_down_says_bye_to_everyone(server, connect):
 # ----------------------------------------------------------------- results
 
 
-async def test_every_request_succeeds_with_exactly_the_documented_result_keys(connect):
+async def test_every_request_succeeds_with_exactly_the_documented_result_keys(server, connect):
     results: dict[str, dict[str, Any]] = {}
+    server.lobby.config.table.bot_delay = 0.3  # a bot's cut waits: a client seed sent at once is in time
 
     async def call(client: ScriptedClient, request: type[m.Message], **fields: Any) -> dict[str, Any]:
         results[request.type] = await client.request(request, **fields)
@@ -928,6 +973,7 @@ async def test_every_request_succeeds_with_exactly_the_documented_result_keys(co
         await call(sam, m.Watch, table_id=table_id)
         await ann.request(m.AddBot)
         await call(ann, m.Start)
+        await call(bob, m.ClientSeed, seed="b0" * 32)
         player = await ann.wait_for(lambda: next((c for c in (ann, bob) if c.view.get("legal")), None))
         results["act"] = await player.act(baseline_action(player.view).to_data())
         await call(ann, m.SitOut, away=True)
@@ -1062,8 +1108,16 @@ async def test_every_view_and_event_sent_has_exactly_the_documented_fields(serve
             except RequestFailed as exc:  # a stale view: a deadline or a bot moved first
                 assert exc.code in ("not_your_turn", "illegal_action", "no_game"), exc
 
+        async def seed(client: ScriptedClient, hex_seed: str) -> None:
+            try:
+                await client.request(m.ClientSeed, seed=hex_seed)
+            except RequestFailed as exc:  # a stale view: the deadline cut first
+                assert exc.code == "illegal_action", exc
+
         async def ann_decides(view: dict[str, Any]) -> None:
             kinds = {entry["kind"] for entry in view["legal"]}
+            if view["phase"] == "cut" and not view["fair"]["client_seeds"]:  # her cut waits: her seed is in time
+                await seed(ann, "a1" * 16)
             if view["round"] > 2:
                 await ann.request(m.EndGame)
             elif "skip" in kinds and "skip" not in done:
@@ -1087,6 +1141,8 @@ async def test_every_view_and_event_sent_has_exactly_the_documented_fields(serve
             elif me["away"] and view["round"] >= 2:
                 await bob.request(m.SitOut, away=False)
             elif not me["away"]:
+                if view["phase"] == "cut" and not view["fair"]["client_seeds"]:
+                    await seed(bob, "b0b0")
                 await act(bob, baseline_action(view).to_data())
 
         async def drive(client: ScriptedClient, decide, host: bool) -> None:
@@ -1113,14 +1169,23 @@ async def test_every_view_and_event_sent_has_exactly_the_documented_fields(serve
         ann.deadlines.clear()
         long = await ann.request(m.CreateTable, name="long",
                                  settings=m.TableSettings(seats=5, rules={"turns": 7, "stack": 100}))
-        for _ in range(3):
+        for _ in range(4):  # five dealt in: this table's first stock runs out
             await ann.request(m.AddBot)
         await ann.request(m.Start)
+        await autoplay(ann, until_round=1, host=True)
+        await ann.request(m.Leave)
+        for kept in (ann.views, ann.facts, ann.deadlines):
+            kept.clear()
+        later = await ann.request(m.CreateTable, name="later", settings=m.TableSettings(seats=3))
+        await ann.request(m.AddBot)
+        await ann.request(m.Start)  # the bot cuts (this table's seed has it cut)
         async with connect("cat") as cat:  # sits in at the running game, dealt in from round 2
-            await cat.request(m.Join, table_id=long["table_id"])
-            await autoplay(ann, until_round=1, host=True)
-            await sam.request(m.Leave)  # sam watches the rematch offered at the long table's end
-            await sam.request(m.Watch, table_id=long["table_id"])
+            await cat.request(m.Join, table_id=later["table_id"])
+            await ann.wait_for(lambda: any(e["kind"] == "sit_in" for e in ann.events))
+            await ann.request(m.EndGame)
+            await ann.wait_for(lambda: ann.view["phase"] == "over")
+            await sam.request(m.Leave)  # sam watches the rematch offered at the later table's end
+            await sam.request(m.Watch, table_id=later["table_id"])
             await ann.request(m.OfferRematch)
             await cat.request(m.AnswerRematch, accept=False)
             await ann.request(m.OfferRematch)

@@ -87,6 +87,7 @@ async def play_table(clients: list[ScriptedClient], seats: int, bots: int, muggi
         short = client is host and not any(e["kind"] == "muggins" for e in host.events)
         return {"kind": "claim", "points": 0} if short and view["legal"][0]["kind"] == "claim" else baseline(client, view)
     await seat_table(clients, seats, bots, target=61, stake=5, muggins=muggins)
+    await host.request(m.ClientSeed, seed="a1" * 32)  # in time: the host, at seat 0, draws for the deal first
     if sit_out:
         await play_until(clients, lambda: other.views and other.view["phase"] == "play", choose)
         await other.request(m.SitOut, away=True)

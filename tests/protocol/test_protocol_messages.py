@@ -26,7 +26,7 @@ ALL_TYPES = sorted(m.MESSAGE_TYPES)
 def test_registry_names_every_required_message():
     client = {
         "hello", "list_tables", "create_table", "join", "watch", "leave", "start",
-        "add_bot", "remove_bot", "end_game", "act", "sit_out", "chat", "history", "ping",
+        "add_bot", "remove_bot", "end_game", "act", "sit_out", "client_seed", "chat", "history", "ping",
         "past_rounds", "past_games", "replay", "leaderboard", "set_hidden", "offer_rematch", "answer_rematch",
         "stats",
     }

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any, Mapping
 
-from ...contract import Part
+from ...contract import Part, describe_table_event
 from .scoring import spoken
 
 SKUNK_WORDS = {1: "", 2: " (skunk: double)", 3: " (double skunk: triple)"}
@@ -43,7 +43,7 @@ def describe(event: Mapping[str, Any]) -> list[Part] | None:
     kind, seat = event["kind"], event.get("seat")
     if kind in _WORDING:
         return _WORDING[kind](event, seat)
-    return None
+    return describe_table_event(event)  # the fair deal's events are worded alike in every game
 
 
 def _new_game(event: Mapping[str, Any], seat: int | None) -> list[Part]:

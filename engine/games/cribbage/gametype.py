@@ -26,6 +26,8 @@ class Cribbage:
     min_seats = MIN_PLAYERS
     max_seats = MAX_PLAYERS
     setting_fields: tuple[SettingField, ...] = SETTING_FIELDS
+    fair_names = {"draw": "draw for the deal", "deal": "dealt hand", "crib_card": "crib card",
+                  "starter": "starter", "show": "show", "crib_up": "crib"}
 
     def settings(self, data: Mapping[str, Any] | None = None) -> Settings:
         return Settings.from_data(dict(data or {}))

@@ -28,6 +28,7 @@ def round_record(game: "Game") -> dict[str, Any]:
         "result": None if abandoned else {"scores": list(game.scores), "show": list(game.show), "won": won},
         "pot": sum(p.staked for p in game.players.values()),  # chips still at risk in the cribbage game
         "stacks": {str(s): p.stack for s, p in game.players.items()},
+        "fair": game.fair.revealed,  # the deal_reveal's data (None: a deal dealt before fair deals)
     }
 
 

@@ -32,6 +32,7 @@ from typing import Any, Iterable, Sequence
 from ...cards import DECK, Card, Rank
 from ...contract import TABLE_ACTIONS, EndGame, FieldSettings, SetAway, SettingField, SitIn, StartRound, Status
 from ...errors import IllegalAction, InvalidAction, NotYourTurn
+from ...fairness import ClientSeed, FairDeal
 from ...records import ActionLog, Record
 from ...rng import HashRng
 from .actions import Action, Claim, Cut, Discard, Muggins, Play, action_from_data
@@ -126,6 +127,7 @@ class Game:
         self.settings = settings
         self.rng = rng if rng is not None else HashRng()
         self.initial_rng = self.rng.to_data()
+        self.fair = FairDeal(self.rng)  # each deal's seed, commitment and chance (engine.fairness)
         self.players: dict[int, Player] = {p[0]: Player(p[0], p[1], p[2]) for p in sorted(players)}
         self.initial_players = [(p.seat, p.name, p.stack) for p in self.players.values()]
         self.history = ActionLog()
@@ -303,6 +305,9 @@ class Game:
         records = _APPLY[type(action)](self, seat, action)
         self.history.append(seat, action)
         self.round_log.extend(records)
+        if self.fair.open and self.status is not Status.PLAYING:
+            reveal = self.fair.reveal(self.history)  # the deal is over: its seed is told (not logged)
+            return records + [reveal] if reveal is not None else records
         return records
 
     def check(self, seat: int | None, action: Action) -> None:
@@ -318,6 +323,9 @@ class Game:
                 raise IllegalAction(action, f"there is no player at seat {action.seat}")
             if isinstance(action, SitIn):  # the deal, the crib and the stakes are fixed for the players who began
                 raise IllegalAction(action, "Cribbage takes no new players during a game")
+            return
+        if type(action) is ClientSeed:
+            self.fair.check_seed(action, seat, seat in self.players)  # every player is dealt in
             return
         if seat not in self.players:
             raise IllegalAction(action, f"there is no player at seat {seat}")
@@ -365,13 +373,12 @@ class Game:
         self.dealer = self.next_dealer
         records.append(Record("round", None, {"round": self.round_no, "game": self.game_no, "deal": self.deal_no,
                                               "dealer": self.dealer}))
-        self.rng.shuffle(self.deck)
         if self.dealer is None:
             self.phase = DRAW
             self.drawing = self.seats
         else:
             self.phase = CUT
-        return records
+        return records + [self.fair.begin_round(self)]  # the first cut shuffles, from the committed seed
 
     def _start_game(self) -> Record:
         self.game_no += 1
@@ -402,10 +409,12 @@ class Game:
     def _cut_position(self, action: Cut) -> int:
         if action.position is not None:
             return action.position
-        return MIN_CUT_PART + self.rng.randbelow(len(self.deck) - 2 * MIN_CUT_PART + 1)
+        return MIN_CUT_PART + self.fair.randbelow(len(self.deck) - 2 * MIN_CUT_PART + 1)
 
     def _cut(self, seat: int, action: Cut) -> list[Record]:
         self.turn_no += 1
+        if self.phase != STARTER and not self.fair.fixed:  # the round's first cut (a draw, or the deal's cut)
+            self.fair.shuffle(self.deck)  # fixes the deck: the client seeds sent so far are in it
         position = self._cut_position(action)
         cut = {"position": position, "random": action.position is None}
         if self.phase == DRAW:
@@ -428,13 +437,13 @@ class Game:
         if len(tied) > 1:
             self.deck += [c for _, c in self.draws]
             self.draws = []
-            self.rng.shuffle(self.deck)
+            self.fair.shuffle(self.deck)
             self.drawing = tied
-            return records + [Record("draw_tie", None, {"seats": tied, "rank": low.symbol})]
+            return records + [Record("draw_tie", None, {"seats": list(tied), "rank": low.symbol})]  # not the list drawing pops
         self.dealer = tied[0]
         records.append(Record("dealer", self.dealer, {"card": next(c.text for s, c in self.draws if s == self.dealer)}))
         self._collect_cards()
-        self.rng.shuffle(self.deck)  # the dealer shuffles for the deal
+        self.fair.shuffle(self.deck)  # the dealer shuffles for the deal
         self.phase = CUT
         return records
 
@@ -686,6 +695,7 @@ class Game:
     def to_data(self, history: bool = True) -> dict[str, Any]:
         data = {
             "settings": self.settings.to_data(), "rng": self.rng.to_data(), "initial_rng": self.initial_rng,
+            "fair": self.fair.to_data(),
             "initial_players": [list(p) for p in self.initial_players],
             "players": [p.to_data() for p in self.players.values()],
             "phase": self.phase, "round_no": self.round_no, "game_no": self.game_no, "deal_no": self.deal_no,
@@ -709,6 +719,7 @@ class Game:
         game.settings = Settings.from_data(data["settings"])
         game.rng = HashRng.from_data(data["rng"])
         game.initial_rng = data["initial_rng"]
+        game.fair = FairDeal.from_data(data.get("fair"), game.rng)  # absent: a checkpoint from before fair deals
         game.initial_players = [tuple(p) for p in data["initial_players"]]  # type: ignore[misc]
         game.players = {p["seat"]: Player.from_data(p) for p in data["players"]}
         for name in ("phase", "round_no", "game_no", "deal_no", "in_game", "turn_no", "dealer", "next_dealer",
@@ -737,5 +748,6 @@ _APPLY = {
     Play: Game._play,
     Claim: Game._claim,
     Muggins: Game._muggins,
+    ClientSeed: lambda game, seat, action: game.fair.add_seed(seat, action),
 }
 """How each kind of (already checked) action changes the game."""

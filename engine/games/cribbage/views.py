@@ -91,5 +91,6 @@ def view_for(game: Game, seat: int | None) -> dict[str, Any]:
         "show": game.show,
         "result": game.result,
         "standings": game.standings,
+        "fair": game.fair.view(),
     })
     return view

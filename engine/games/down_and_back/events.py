@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any, Mapping
 
-from ...contract import Part
+from ...contract import Part, describe_table_event
 
 
 def _text(text: str) -> Part:
@@ -70,7 +70,7 @@ def describe(event: Mapping[str, Any]) -> list[Part] | None:
         return [_seat(seat), _text(" is back")]
     if kind == "game_over":
         return [_text(f"Game over: {event['reason']}")]
-    return None
+    return describe_table_event(event)  # the fair deal's events are worded alike in every game
 
 
 def _result(event: Mapping[str, Any]) -> list[Part]:

@@ -28,6 +28,8 @@ class DownAndBack:
     min_seats = MIN_PLAYERS
     max_seats = MAX_PLAYERS
     setting_fields: tuple[SettingField, ...] = SETTING_FIELDS
+    fair_names = {"deal": "dealt hand", "up_card": "up card", "take_stock": "stock card",
+                  "reshuffle": "stock reshuffle", "result": "showdown's tie-break draws"}
 
     def settings(self, data: Mapping[str, Any] | None = None) -> Settings:
         return Settings.from_data(dict(data or {}))

@@ -27,6 +27,7 @@ def round_record(game: "Game") -> dict[str, Any]:
         "seats": list(game.order), "names": {str(s): p.name for s, p in game.players.items()},
         "log": log, "result": dict(result) if result is not None else None, "pot": pot,
         "stacks": {str(s): p.stack for s, p in game.players.items()},
+        "fair": game.fair.revealed,  # the deal_reveal's data (None: a round dealt before fair deals)
     }
 
 

@@ -24,6 +24,7 @@ from typing import Any, Iterable, Sequence
 from ...cards import DECK, Card
 from ...contract import TABLE_ACTIONS, EndGame, SetAway, SettingField, SitIn, StartRound, Status
 from ...errors import IllegalAction, InvalidAction, NotYourTurn
+from ...fairness import ClientSeed, FairDeal
 from ...records import ActionLog, Record
 from .actions import Action, CallEnd, Cut, Discard, Skip, Split, TakeDiscard, TakeStock, action_from_data
 from .tables import evaluate3, evaluate4
@@ -138,6 +139,7 @@ class Game:
         self.settings = settings
         self.rng = rng if rng is not None else HashRng()
         self.initial_rng = self.rng.to_data()
+        self.fair = FairDeal(self.rng)  # each round's seed, commitment and chance (engine.fairness)
         self.players: dict[int, Player] = {}
         for spec in sorted(players, key=lambda p: p[0]):
             stack = spec[2] if len(spec) > 2 else settings.stack  # type: ignore[misc]
@@ -289,6 +291,9 @@ class Game:
         records = self._do(seat, action)
         self.history.append(seat, action)
         self.round_log.extend(records)
+        if self.fair.open and self.status is not Status.PLAYING:
+            reveal = self.fair.reveal(self.history)  # the round is over: its seed is told (not logged)
+            return records + [reveal] if reveal is not None else records
         return records
 
     def check(self, seat: int | None, action: Action) -> None:
@@ -307,6 +312,9 @@ class Game:
             if seat is not None:
                 raise IllegalAction(action, "only the table may do this, not a seat")
             self._check_table_action(action)
+            return
+        if type(action) is ClientSeed:
+            self.fair.check_seed(action, seat, seat in self.order)
             return
         if self.phase == PLAY and seat == self.order[self.turn_index]:
             allowed = self._allowed_in_turn(seat)  # the seat whose turn it is: to act by definition
@@ -438,7 +446,6 @@ class Game:
                 p.stack -= ante
                 p.contributed += ante
                 self.pot += ante
-        self.rng.shuffle(self.deck)
         self.phase = CUT
         self.round_log = []
         self.round_discards = []
@@ -447,7 +454,7 @@ class Game:
         return [Record("round", None, {
             "round": self.round_no, "dealer": self.dealer, "cutter": self.cutter,
             "seats": list(self.order), "ante": ante, "pot": self.pot,
-        })]
+        }), self.fair.begin_round(self)]  # the deck is shuffled at the cut, from the committed seed
 
     def _collect_cards(self) -> None:
         for p in self.players.values():
@@ -458,10 +465,12 @@ class Game:
         self.deck.sort(key=lambda c: c.index)  # the shuffle alone decides the order
 
     def _cut(self, seat: int, action: Cut) -> list[Record]:
+        if not self.fair.fixed:  # the cut fixes the deck: the client seeds sent so far are in it
+            self.fair.shuffle(self.deck)
         position = action.position
         if position is None:
             span = len(self.deck) - 2 * MIN_CUT_PART + 1
-            position = MIN_CUT_PART + self.rng.randbelow(span)
+            position = MIN_CUT_PART + self.fair.randbelow(span)
         deck = self.deck[position:] + self.deck[:position]
         records = [Record("cut", seat, {"position": position, "random": action.position is None})]
         for p in self.players.values():
@@ -514,7 +523,7 @@ class Game:
         else:
             pool = self.discard_pile + self.tiebreak_cards
             self.discard_pile, self.tiebreak_cards = [], []
-        self.rng.shuffle(pool)
+        self.fair.shuffle(pool)
         self.stock = pool
         return [Record("reshuffle", None, {"stock": len(self.stock), "up_card": str(self.discard_pile[-1]) if self.discard_pile else None})]
 
@@ -610,6 +619,7 @@ class Game:
             "settings": self.settings.to_data(),
             "rng": self.rng.to_data(),
             "initial_rng": self.initial_rng,
+            "fair": self.fair.to_data(),
             "initial_players": [list(p) for p in self.initial_players],
             "brought": self.brought,
             "players": [p.to_data() for p in self.players.values()],
@@ -639,6 +649,7 @@ class Game:
         game.settings = Settings.from_data(data["settings"])
         game.rng = HashRng.from_data(data["rng"])
         game.initial_rng = data["initial_rng"]
+        game.fair = FairDeal.from_data(data.get("fair"), game.rng)  # absent: a checkpoint from before fair deals
         game.initial_players = [tuple(p) for p in data["initial_players"]]
         game.brought = data["brought"]
         game.sat_in = [tuple(p) for p in data.get("sat_in", ())]
@@ -686,5 +697,6 @@ _APPLY = {
     TakeDiscard: Game._do_take_discard,
     Skip: Game._do_skip,
     Discard: Game._do_discard,
+    ClientSeed: lambda game, seat, action: game.fair.add_seed(seat, action),
 }
 """How each kind of (already checked) action changes the game."""

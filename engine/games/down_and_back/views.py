@@ -81,6 +81,7 @@ def view_for(game: Game, seat: int | None) -> dict[str, Any]:
         "log": [r.for_seat(viewer) for r in game.round_log[-LOG_LENGTH:]],
         "showdown": game.showdown,
         "standings": game.standings,
+        "fair": game.fair.view(),
     })
     view["split"] = me.split.to_data() if me is not None and me.split and game.phase == SHOWDOWN else None
     return view
