@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 from contextlib import AsyncExitStack
 
+import msgpack
 import pytest
 
 from engine.games.down_and_back.bots import baseline_action
@@ -46,7 +47,8 @@ async def test_scripted_clients_play_whole_games(connect, players):
 
 
 async def test_no_client_is_ever_sent_another_players_hidden_cards(server, connect, monkeypatch):
-    """Record every byte pushed to each client with what was secret from it at that moment."""
+    """Record every byte pushed to each client with what was secret from it at that moment: the other
+    hands, the stock, the game's own seed, and the round's seed until the round is over (issue 15)."""
     sent: dict = {}  # by session, then by player
     original = ClientSession.push
 
@@ -62,7 +64,9 @@ async def test_no_client_is_ever_sent_another_players_hidden_cards(server, conne
             public |= strings_in(record.for_seat(None))
             if record.seat == seat:
                 public |= strings_in(record.for_seat(seat))
-        hidden = {str(c) for c in game.stock}
+        if not game.fair.open:  # the round is over and its seed revealed: every card of it may be known
+            return {game.rng.seed.hex()}  # but never the game's own seed (every later round's)
+        hidden = {str(c) for c in game.stock} | {game.rng.seed.hex(), game.fair.seed.hex()}
         if game.phase == SHOWDOWN or game.showdown is None:
             for other, p in game.players.items():
                 if other != seat:
@@ -88,6 +92,10 @@ async def test_no_client_is_ever_sent_another_players_hidden_cards(server, conne
         await asyncio.wait_for(asyncio.gather(*(autoplay(c, 2, host=(c is host)) for c in clients)), 60)
         await watcher.wait_for(lambda: watcher.view["phase"] == "over")
     sent = {session.player_id: frames for session, frames in sent.items() if session.player_id is not None}
+    for client in [*clients, watcher]:  # every member had each round's commitment before its cut
+        kinds = [e["kind"] for e in client.events if e["kind"] in ("deal_commit", "cut", "deal_reveal")]
+        assert kinds[:3] == ["deal_commit", "cut", "deal_reveal"] and kinds.count("cut") >= 2
+        assert all(kinds[i - 1] == "deal_commit" for i, kind in enumerate(kinds) if kind == "cut")
     checked = 0
     for player_id, frames in sent.items():
         for data, hidden in frames:
@@ -105,8 +113,8 @@ def _encoded(message) -> bytes:
     return m.encode(message)
 
 
-def _packed(card: str) -> bytes:
-    return bytes([0xA0 | len(card)]) + card.encode()
+def _packed(text: str) -> bytes:
+    return msgpack.packb(text)
 
 
 async def test_the_reply_to_an_action_leaves_before_the_pushes_it_caused(connect):
