@@ -49,6 +49,9 @@ CLIENT_SEED_MAX_BYTES = 64
 COMMIT_LABEL = b"down-and-back/fair/commit"
 CLIENT_SEEDS_LABEL = b"down-and-back/fair/client-seeds"
 STREAM_LABEL = b"down-and-back/fair/stream"
+REVEAL_KIND = "deal_reveal"
+"""The record a round ends with: returned by ``apply`` (every member is told) but kept out of the round's log
+(views carry the log; the round record keeps the reveal as its ``fair``)."""
 PRIVATE_STATE = ("rng", "initial_rng", "fair")
 """The keys of a game's ``to_data`` that hold its secrets (the game's RNG, the round seed): the public
 state a reveal carries leaves them out, and a verifier puts stand-ins back."""
@@ -253,7 +256,7 @@ class FairDeal:
             "state": self.state, "actions": [[s, a] for s, a in history[self.first + 1:]],
         }
         self.state = None
-        return Record("deal_reveal", None, dict(self.revealed))
+        return Record(REVEAL_KIND, None, dict(self.revealed))
 
     def view(self) -> dict[str, Any] | None:
         """What everyone may know: the commitment, the client seeds, whether the deck is fixed, and the
@@ -337,7 +340,7 @@ def verify_round(game_type: "GameType", seen: Sequence[Mapping[str, Any]], viewe
     event the viewer saw must be what the replay gives that viewer.
     """
     events = [_plain(dict(e)) for e in seen]
-    if not events or events[0].get("kind") != "deal_commit" or events[-1].get("kind") != "deal_reveal":
+    if not events or events[0].get("kind") != "deal_commit" or events[-1].get("kind") != REVEAL_KIND:
         return Verdict(None, False, "events", "the round's events do not run from its deal_commit to its deal_reveal")
     commit, reveal = events[0], events[-1]
     round_no = commit.get("round")
@@ -407,7 +410,7 @@ class _Replay:
         self.game = self.game_type.from_data(self.state)
         for seat, data in self.actions:
             for record in self.game.apply(seat, self.game_type.action_from_data(data)):
-                if record.kind != "deal_reveal":
+                if record.kind != REVEAL_KIND:
                     self.count += 1
                     yield _plain(record.for_seat(self.viewer))
 
@@ -425,7 +428,7 @@ def round_events(record: Mapping[str, Any], viewer: int | None) -> list[dict[str
     to its reveal: what :func:`verify_round` checks for an exported game."""
     log = [Record.from_data(r).for_seat(viewer) for r in record["log"]]
     start = next(i for i, e in enumerate(log) if e["kind"] == "deal_commit")
-    return log[start:] + [dict(record["fair"], kind="deal_reveal")]
+    return log[start:] + [dict(record["fair"], kind=REVEAL_KIND)]
 
 
 def verify_record(game_type: "GameType", record: Mapping[str, Any]) -> list[Verdict]:

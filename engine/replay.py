@@ -20,6 +20,7 @@ from typing import Any, Mapping, Sequence
 
 from .contract import GameType
 from .errors import EngineError
+from .fairness import REVEAL_KIND
 
 
 class ReplayMismatch(Exception):
@@ -51,7 +52,8 @@ def replay_steps(
         steps = []
         produced = []
         for actor, data in actions:
-            records = game.apply(actor, game_type.action_from_data(data))
+            # The round's seed revealed at its end is told live but never logged: no step shows it.
+            records = [r for r in game.apply(actor, game_type.action_from_data(data)) if r.kind != REVEAL_KIND]
             produced.extend(r.to_data() for r in records)
             # copied: a view may share lists with the game (Cribbage's show), which the next action changes
             steps.append(copy.deepcopy({"seat": actor, "events": [r.for_seat(seat) for r in records],
