@@ -1,4 +1,5 @@
-"""``dab-client [host[:port]]``: play Down and Back in the terminal.
+"""``dab-client [host[:port]]``: play Down and Back in the terminal; ``dab-client verify FILE``: check every
+deal of an exported history (``dab-server export --format json``) offline.
 
 With an address it connects to that server; without one it starts a practice
 game (a server and three bots inside this process). Connection problems are
@@ -32,7 +33,8 @@ def build_parser() -> argparse.ArgumentParser:
         prog=PROG,
         description="Play Down and Back (the Lancashire pub card game) or Cribbage in your terminal. "
                     "Give a server address to join friends; give none for a practice game against bots.",
-        epilog="Keys: F1 or ? shows the rules and keys; ctrl+q quits.",
+        epilog="Keys: F1 or ? shows the rules and keys; ctrl+q quits. Checking an exported history's deals: "
+               f"{PROG} verify --help",
     )
     parser.add_argument("address", nargs="?", metavar="HOST[:PORT]",
                         help=f"server to join (port {DEFAULT_PORT} if omitted; IPv6 as [::1]:{DEFAULT_PORT}); "
@@ -188,7 +190,45 @@ async def join(session: Any, table_id: str) -> bool:
     return True
 
 
+def build_verify_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog=f"{PROG} verify",
+        description="Check every deal of an exported history offline (docs/FAIRNESS.md): each round's revealed "
+                    "seed against its commitment, and every card each seat and a spectator saw against the deck "
+                    "made from the seed, the client seeds and the cut. Exit code 0: every round verified; 1: one "
+                    "did not (or there was none); 2: the file cannot be read.",
+    )
+    parser.add_argument("file", metavar="FILE", help="the output of dab-server export --format json ('-': stdin)")
+    return parser
+
+
+def verify(argv: list[str]) -> int:
+    """``dab-client verify FILE``: one line per round, the exit code saying whether all verified."""
+    import json
+
+    from .fairness import verify_export
+
+    args = build_verify_parser().parse_args(argv)
+    try:
+        if args.file == "-":
+            history = json.load(sys.stdin)
+        else:
+            with open(args.file, encoding="utf-8") as source:
+                history = json.load(source)
+    except (OSError, ValueError) as exc:
+        error(f"verify: cannot read {args.file}: {exc}")
+        return EXIT_USAGE
+    lines, ok = verify_export(history)
+    for line in lines:
+        print(line)
+    print("every deal verified" if ok else "NOT every deal verified", file=sys.stdout if ok else sys.stderr)
+    return 0 if ok else 1
+
+
 def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    if argv[:1] == ["verify"]:
+        return verify(argv[1:])
     args = build_parser().parse_args(argv)
     if args.token_fd is not None:
         with os.fdopen(args.token_fd, encoding="ascii") as pipe:

@@ -44,6 +44,7 @@ from .messages import (
     ViewChanged,
 )
 from .config import ClientConfig
+from .fairness import DealWatch
 from .render import Display, clean_data, plain
 from .screens.table import TableScreen
 from .session import CLOSED, CONNECTED, RECONNECTING, Session, Status
@@ -133,6 +134,7 @@ class DabApp(App[None]):
         self.expect_table = expect_table  # the session is already seated (practice): no lobby first
         self.config = config or ClientConfig()  # not saved unless it came from a file
         self.alerts: list[str] = []  # "your turn" alerts given (what the tests look at)
+        self.deals = DealWatch()  # our client seed for each round, and each round's check (docs/FAIRNESS.md)
 
     @cached_property
     def lobby(self) -> LobbyScreen:
@@ -306,6 +308,39 @@ class DabApp(App[None]):
                 self.table_screen.add_events(message.events)
             else:
                 self.call_after_refresh(self.table_screen.add_events, message.events)
+            self._check_deals(message.table_id, message.events)
+
+    def _check_deals(self, table_id: str, events: list[dict[str, Any]]) -> None:
+        """Send our seed when a round's deal is sealed; show each round's check when its seed is revealed."""
+        table = (self.view or {}).get("table") or {}
+        game = (table.get("settings") or {}).get("game")
+        if not game:
+            return
+        send, verdicts = self.deals.arrived(table_id, events, table.get("seat"), game)
+        if send is not None:
+            self.run_worker(self._send_seed(table_id, *send), group="net", exit_on_error=False)
+        screen = self.table_screen
+        for verdict in verdicts:
+            if screen is not None and screen.is_mounted:
+                screen.show_verdict(verdict)
+            elif screen is not None:
+                self.call_after_refresh(screen.show_verdict, verdict)
+            if not verdict.ok:
+                self.notify(verdict.message, title=f"Round {verdict.round}: the deal is NOT verified",
+                            severity="error", timeout=30)
+
+    async def _send_seed(self, table_id: str, round_no: int, seed: str) -> None:
+        """Our client seed for the round: quietly, since the deal goes on without it (a refusal means the
+        deck was fixed first, and the round is checked all the same)."""
+        from .link import LinkError
+
+        if self.session is None:
+            return
+        try:
+            await self.session.request(m.ClientSeed, seed=seed)
+        except LinkError:
+            return
+        self.deals.accepted(table_id, round_no, seed)
 
     def on_chat_arrived(self, message: ChatArrived) -> None:
         screen = self.table_screen

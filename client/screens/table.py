@@ -36,6 +36,7 @@ from ..widgets.table import Prompt, SeatPanel, SeatState
 
 if TYPE_CHECKING:
     from engine.contract import Part
+    from engine.fairness import Verdict
 
 MAX_SEATS = 5
 SIT_OUT = "sit out: played for you, not dealt in; again: back in"
@@ -88,6 +89,7 @@ class TableScreen(Screen[None]):
         self._shown: dict[str, Content] = {}
         self._offered: tuple[bool, ...] = ()
         self._mine = False  # the last view had a decision of ours (the bell rings when one begins)
+        self.verdict: Verdict | None = None  # the last round's deal check (the mark in the top bar)
 
     @property
     def display_options(self) -> Display:
@@ -238,6 +240,9 @@ class TableScreen(Screen[None]):
         if table.get("fixed_seed"):  # the operator fixed the shuffle: the deals are predictable
             parts.append(("  UNFAIR: seeded", "bold #ff5f5f"))
         parts += self.board.info(view.get("game"), self.rules)
+        if self.verdict is not None:  # the last round's deal as this client checked it (docs/FAIRNESS.md)
+            parts.append(("  deal verified" if self.verdict.ok else "  DEAL NOT VERIFIED",
+                          "dim #87d787" if self.verdict.ok else "bold #ffffff on #d70000"))
         if table.get("spectators"):
             parts.append((f"  {table['spectators']} watching", "dim"))
         if table.get("seat") is None and not self.in_waiting_room(view):
@@ -348,6 +353,16 @@ class TableScreen(Screen[None]):
 
     def note(self, text: str, style: str = "#ffaf5f") -> None:
         self.query_one("#log", LineLog).write(Content.styled(text, style))
+
+    def show_verdict(self, verdict: Verdict) -> None:
+        """A round's deal checked: quietly in the log and the top bar, or loudly (its message in red)."""
+        self.verdict = verdict
+        if verdict.ok:
+            self.note(f"Round {verdict.round}: deal verified", "dim #87d787")
+        else:
+            self.note(f"Round {verdict.round}: DEAL NOT VERIFIED: {verdict.message}", "bold #ff5f5f")
+        if self.view is not None:
+            self._update_info(self.view, self.table)
 
     @on(Input.Submitted, "#chat-input")
     def _send_chat(self, event: Input.Submitted) -> None:
