@@ -20,6 +20,7 @@ from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.content import Content
 from textual.css.query import NoMatches
+from textual.dom import NoScreen
 from textual.reactive import var
 from textual.screen import Screen
 from textual.widgets import Footer, Input, Static
@@ -177,7 +178,7 @@ class TableScreen(Screen[None]):
         if view is not None and self.is_mounted:
             try:
                 self._apply(view)
-            except NoMatches:  # the screen is being torn down (the app is closing)
+            except (NoMatches, NoScreen):  # the screen is being torn down (the app is closing)
                 pass
 
     def focus_board(self) -> None:
@@ -338,8 +339,12 @@ class TableScreen(Screen[None]):
     # ------------------------------------------------------------ events and chat
 
     def add_events(self, events: list[dict[str, Any]]) -> None:
-        if self.board is not None:
+        if self.board is None:
+            return
+        try:
             self.board.add_events(events, self.query_one("#log", LineLog))
+        except (NoMatches, NoScreen):  # the screen is being torn down (we left, or quit): nothing to show
+            pass
 
     def add_chat(self, seat: int | None, name: str, text: str, ts: int = 0) -> None:
         key = (ts, seat, name, text)
@@ -352,7 +357,10 @@ class TableScreen(Screen[None]):
         self.query_one("#chat", LineLog).write(Content.assemble(Content.styled(who, style), ": ", Content(text)))
 
     def note(self, text: str, style: str = "#ffaf5f") -> None:
-        self.query_one("#log", LineLog).write(Content.styled(text, style))
+        try:
+            self.query_one("#log", LineLog).write(Content.styled(text, style))
+        except NoMatches:  # the screen is being torn down
+            pass
 
     def show_verdict(self, verdict: Verdict) -> None:
         """A round's deal checked: quietly in the log and the top bar, or loudly (its message in red)."""

@@ -93,7 +93,7 @@ def test_play_resize_drop_and_come_back_by_key(server, keys, tmux):
     tmux.keys("a", "g")
     tmux.wait_for("a", "Your turn.")
     tmux.keys("a", "s")  # the decision: take the top card of the stock
-    screen = tmux.wait_for("a", "You take J♠ from the stock")
+    screen = tmux.wait_for("a", "Throw a card:")  # which card depends on the deal (the client adds its seed)
     cards = hand(screen)
     assert len(cards) == 8, screen
 
