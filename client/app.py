@@ -291,7 +291,7 @@ class DabApp(App[None]):
 
     def on_view_changed(self, message: ViewChanged) -> None:
         if self.table_screen is None or self.table_screen.table_id != message.table_id:
-            self._back_to_lobby(show=False)
+            self._back_to_lobby(show=False)  # (from one table straight to the next too: a rematch)
             self.table_id, self.view = message.table_id, message.view
             self.table_screen = TableScreen(message.table_id)
             self.table_screen.view = message.view
@@ -416,33 +416,40 @@ class DabApp(App[None]):
         self.requests_sent.append((kind, fields))
         self.run_worker(self._request(kind, fields), group="net", exit_on_error=False)
 
-    async def _request(self, kind: type[m.Request], fields: dict[str, Any]) -> bool:
-        """Send one request and act on its reply; a refusal is said. Whether it succeeded."""
+    async def ask(self, kind: type[m.Request], fields: dict[str, Any]) -> dict[str, Any] | None:
+        """Send one request and return its result; a refusal is said (a notification) and gives None.
+
+        Screens that show what the server answers (history, replays, the
+        leaderboard) await this from a worker: the session does the I/O.
+        """
         from .link import LinkError, RequestFailed
 
         if self.session is None:
             self.notify("Not connected to a server.", severity="error")
             self._rejected(kind, "offline", "not connected")
-            return False
+            return None
         try:
             if kind is m.Act:
-                result = await self.session.act(fields["action"])
-            else:
-                result = await self.session.request(kind, **fields)
+                return await self.session.act(fields["action"])
+            return clean_data(await self.session.request(kind, **fields))
         except RequestFailed as exc:
             if kind is m.Join and exc.code in ("game_running", "table_full"):
                 self._watch_instead(exc.code, exc.message, fields)
-                return False
+                return None
             self.notify(exc.message, title="Not possible", severity="warning")
             self._rejected(kind, exc.code, exc.message)
-            return False
         except LinkError as exc:
             self.notify(exc.message, title="Connection", severity="error")
             self._rejected(kind, exc.code, exc.message)
-            return False
         except Exception as exc:  # a bug must not crash the game: say it and carry on
             self.notify(f"{type(exc).__name__}: {exc}", title="Client error", severity="error")
             self._rejected(kind, "client_error", str(exc))
+        return None
+
+    async def _request(self, kind: type[m.Request], fields: dict[str, Any]) -> bool:
+        """Send one request and act on its reply; a refusal is said. Whether it succeeded."""
+        result = await self.ask(kind, fields)
+        if result is None:
             return False
         if kind is m.Join and any(t.get("table_id") == result.get("table_id") and t.get("state") == "playing"
                                   for t in self.tables):
@@ -450,7 +457,7 @@ class DabApp(App[None]):
         if kind is m.Leave:
             self._back_to_lobby()
         elif kind is m.ListTables:
-            self._remember_tables(clean_data(result.get("tables", [])))
+            self._remember_tables(result.get("tables", []))
             balance = result.get("balance")
             if isinstance(balance, int) and not isinstance(balance, bool):
                 self.balance = balance

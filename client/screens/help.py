@@ -24,7 +24,13 @@ def key_sections(games: Sequence[str]) -> list[tuple[str, list[type[Any]]]]:
     from .lobby import LobbyScreen
     from .table import ChatInput, TableScreen
 
-    sections: list[tuple[str, list[type[Any]]]] = [("In the lobby", [LobbyScreen])]
+    from .history import HistoryScreen, LeaderboardScreen
+    from .replay import ReplayScreen
+
+    sections: list[tuple[str, list[type[Any]]]] = [("In the lobby", [LobbyScreen]),
+                                                   ("Your history (h in the lobby, H at a table)", [HistoryScreen]),
+                                                   ("A replay (Enter on a round of your history)", [ReplayScreen]),
+                                                   ("The leaderboard (t in the lobby)", [LeaderboardScreen])]
     for game in games:
         board = board_class(game)
         title = "At the table" if len(games) == 1 else f"At a {game_title(game)} table"
@@ -32,7 +38,10 @@ def key_sections(games: Sequence[str]) -> list[tuple[str, list[type[Any]]]]:
         for screen_title, where in board.KEY_SCREENS:
             module, name = where.split(":")
             sections.append((screen_title, [getattr(importlib.import_module(module), name)]))
-    sections += [("Chatting", [ChatInput]), ("Anywhere", [DabApp])]
+    from ..games.down_and_back.gameover import GameOverScreen
+
+    sections += [("Game over: the standings and the rematch", [GameOverScreen]),
+                 ("Chatting", [ChatInput]), ("Anywhere", [DabApp])]
     return sections
 
 

@@ -150,6 +150,8 @@ class LobbyScreen(Screen[None]):
         Binding("b", "practice", "Practice", tooltip="practice against bots: a table of your own with bots, "
                 "dealt at once"),
         Binding("r", "refresh", "Refresh", tooltip="fetch the table list and your chips again"),
+        Binding("h", "history", "History", tooltip="your finished rounds and games on this server, and their replays"),
+        Binding("t", "leaderboard", "Top players", tooltip="the leaderboard: players by chips or games won; hide me"),
     ]
 
     tables: var[list[dict[str, Any]]] = var(list, always_update=True, init=False)
@@ -291,6 +293,17 @@ class LobbyScreen(Screen[None]):
 
         game = getattr(getattr(self.app, "config", None), "practice_game", None)
         self.post_message(PracticeRequested(game if game in BOARDS else DEFAULT_GAME))
+
+    def action_history(self) -> None:
+        from .history import HistoryScreen
+
+        self.app.push_screen(HistoryScreen())
+
+    def action_leaderboard(self) -> None:
+        from ..games import BOARDS
+        from .history import LeaderboardScreen
+
+        self.app.push_screen(LeaderboardScreen(list(BOARDS)))
 
     def action_refresh(self) -> None:
         self.post_message(SendRequest(m.ListTables))

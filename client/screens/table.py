@@ -72,10 +72,12 @@ class TableScreen(Screen[None]):
         Binding("l", "leave", "Leave", show=False, tooltip="leave the table (during a game your seat is kept)"),
         Binding("n", "app.toggle_bell", "Bell", show=False,
                 tooltip="your-turn bell and notification off/on (remembered)"),
+        Binding("H", "history", "History", show=False, tooltip="your finished rounds at this table, and their replays"),
     ]
-    MENU = ("end_game", "sit_out", "come_back", "leave", "app.toggle_bell")  # the menu's entries, with the app's
+    MENU = ("end_game", "sit_out", "come_back", "history", "leave", "app.toggle_bell")  # with the app's
 
     view: var[dict[str, Any] | None] = var(None, always_update=True, init=False)
+    LIVE = True  # a live table: a decision of ours rings the bell, and the board opens its decision screens
 
     def __init__(self, table_id: str) -> None:
         super().__init__()
@@ -208,7 +210,7 @@ class TableScreen(Screen[None]):
         self._update_info(view, table)
         self._update_seats(game, table, me, members)
         board.show(game)
-        mine = me is not None and me in to_act and not self.away
+        mine = self.LIVE and me is not None and me in to_act and not self.away
         if mine and not self._mine:
             alert = getattr(self.app, "alert_turn", None)
             if alert is not None:
@@ -217,7 +219,12 @@ class TableScreen(Screen[None]):
         self._update_clock(view.get("deadline_ms"), to_act, me)
         self.update_prompt()
         self._refresh_bindings_if_changed()
-        board.open_screens(game)
+        if self.LIVE:
+            board.open_screens(game)
+        for screen in self.app.screen_stack:  # screens over the table that show its facts (the game over's rematch)
+            changed = getattr(screen, "table_changed", None)
+            if changed is not None:
+                changed(table)
         if not self._painted:
             self._painted = True
             callback = getattr(self.app, "table_painted", None)
@@ -429,6 +436,11 @@ class TableScreen(Screen[None]):
         chat = self.query_one("#chat-input", Input)
         chat.can_focus = True
         chat.focus()
+
+    def action_history(self) -> None:
+        from .history import HistoryScreen
+
+        self.app.push_screen(HistoryScreen(self.table_id, self.table.get("name", "")))
 
     def action_add_bot(self) -> None:
         self.post_message(SendRequest(m.AddBot))

@@ -97,7 +97,7 @@ async def test_past_rounds_and_games_are_paged_newest_first_with_chips_and_resul
         lines = first["rounds"] + rest["rounds"]
         assert {(r["table_id"], r["table_name"], r["game_name"], r["seat"]) for r in lines} == \
             {(created["table_id"], "Ann's", "down-and-back", 0)}
-        assert lines[0]["result"] == "ended before the showdown: ante back"  # antes paid back, a carried pot's too
+        assert lines[0]["result"] == "abandoned: antes back"  # antes paid back, a carried pot's too
         for line in lines[1:]:
             assert (line["chips"] > 0) is line["result"].startswith("won the pot"), line
         games = await ann.request(m.PastGames)

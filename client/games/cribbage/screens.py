@@ -82,12 +82,8 @@ class CribbageOverScreen(GameOverScreen):
         super().__init__(view)
         self.names = dict(names)
 
-    def compose(self) -> ComposeResult:
-        yield TooSmall()
-        with VerticalScroll(id="gameover"):
-            rows = []
-            if self.view.get("result"):
-                rows = [*result_rows(self.view["result"], self.view.get("sides") or [], self.names), Content("")]
-            standings = standings_content(self.view, getattr(self.app, "display_options", Display()))
-            yield Static(Content("\n").join([*rows, standings]), id="standings", markup=False)
-        yield Footer(compact=True)
+    def standings(self) -> Content:
+        rows = []
+        if self.view.get("result"):
+            rows = [*result_rows(self.view["result"], self.view.get("sides") or [], self.names), Content("")]
+        return Content("\n").join([*rows, super().standings()])

@@ -63,18 +63,77 @@ def standings_content(view: Mapping[str, Any], display: Display) -> Content:
 
 
 class GameOverScreen(Screen[None]):
-    BINDINGS = [Binding("enter", "lobby", "Back to the lobby", key_display="⏎", tooltip="back to the lobby")]
+    """The standings, and the rematch: the host offers it, each player accepts or declines (``table.rematch``)."""
+
+    BINDINGS = [
+        Binding("enter", "lobby", "Back to the lobby", key_display="⏎", tooltip="back to the lobby"),
+        Binding("r", "offer_rematch", "Rematch", tooltip="host: offer everyone a rematch, same seats, same settings"),
+        Binding("y", "answer_rematch(True)", "Play again", tooltip="accept the rematch offered"),
+        Binding("n", "answer_rematch(False)", "No rematch", tooltip="decline the rematch (it is off for everyone)"),
+    ]
 
     def __init__(self, view: Mapping[str, Any]) -> None:
         super().__init__()
         self.view = dict(view)
+        self.table: dict[str, Any] = {}  # the table's facts: who hosts, the rematch offered
 
     def compose(self) -> ComposeResult:
         yield TooSmall()
         with VerticalScroll(id="gameover"):
-            yield Static(standings_content(self.view, getattr(self.app, "display_options", Display())),
-                         id="standings", markup=False)
+            yield Static(id="rematch", markup=False)
+            yield Static(self.standings(), id="standings", markup=False)
         yield Footer(compact=True)
+
+    def standings(self) -> Content:
+        return standings_content(self.view, getattr(self.app, "display_options", Display()))
+
+    def on_mount(self) -> None:
+        shell = getattr(self.app, "table_screen", None)
+        self.table = dict(shell.table) if shell is not None else {}
+        self._show_rematch()
+
+    def table_changed(self, table: Mapping[str, Any]) -> None:
+        """The table's facts changed (the table screen says so): show the rematch as it stands."""
+        self.table = dict(table)
+        if self.is_mounted:
+            self._show_rematch()
+
+    def _show_rematch(self) -> None:
+        self.query_one("#rematch", Static).update(self._rematch_line())
+        self.refresh_bindings()
+
+    def _rematch_line(self) -> Content:
+        offer, me = self.table.get("rematch"), self.table.get("seat")
+        key = lambda k: Content.styled(k, "bold #ffd75f")  # noqa: E731
+        if offer is None:
+            if me is not None and me == self.table.get("host_seat"):
+                return Content.assemble(key("r"), " offer a rematch: same seats, same settings")
+            return Content("")
+        shell = getattr(self.app, "table_screen", None)
+        names = shell.names if shell is not None else {}
+        waiting = ", ".join(names.get(seat, f"seat {seat + 1}") for seat in offer.get("waiting", []))
+        line = [Content.styled("Rematch offered", "bold"), f": waiting for {waiting}" if waiting else ": starting",
+                f" ({(offer.get('deadline_ms') or 0) // 1000} s)."]
+        if me in offer.get("waiting", []):
+            line += ["  ", key("y"), " play again, ", key("n"), " no"]
+        elif me in offer.get("accepted", []):
+            line += ["  ", key("n"), " call it off"]
+        return Content.assemble(*line)
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        offer, me = self.table.get("rematch"), self.table.get("seat")
+        if action == "offer_rematch":
+            return offer is None and me is not None and me == self.table.get("host_seat")
+        if action == "answer_rematch":
+            answers = (offer or {}).get("waiting", []) + ((offer or {}).get("accepted", []) if not parameters[0] else [])
+            return me in answers
+        return True
 
     def action_lobby(self) -> None:
         self.post_message(SendRequest(m.Leave))
+
+    def action_offer_rematch(self) -> None:
+        self.post_message(SendRequest(m.OfferRematch))
+
+    def action_answer_rematch(self, accept: bool) -> None:
+        self.post_message(SendRequest(m.AnswerRematch, {"accept": accept}))

@@ -48,7 +48,7 @@ def public_round(record: Mapping[str, Any]) -> dict[str, Any]:
 def round_outcome(public: Mapping[str, Any], seat: int) -> str:
     """How the deal went for ``seat``, in a few words: a history line's result."""
     if public["abandoned"]:
-        return "ended mid-deal: stakes back"
+        return "abandoned: stakes back"
     won = public["won"]
     if won is not None:
         verb = "won" if seat in won["winners"] else "lost"

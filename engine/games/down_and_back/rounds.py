@@ -62,10 +62,10 @@ def public_round(record: Mapping[str, Any]) -> dict[str, Any]:
 def round_outcome(public: Mapping[str, Any], seat: int) -> str:
     """How the round went for ``seat`` (dealt in), in a few words: a history line's result."""
     if public["abandoned"]:
-        return "ended before the showdown: ante back"
+        return "abandoned: antes back"
     if public["winner"] == seat:
         return f"won the pot of {public['pot']}"
     if public["winner"] is None:
         won = [name for name, who in (("down", public["down_winner"]), ("back", public["back_winner"])) if who == seat]
-        return f"won {won[0]}: the pot carries" if won else "lost: the pot carries"
+        return f"won {won[0]}, pot carries" if won else "lost, pot carries"
     return "lost"
