@@ -150,8 +150,9 @@ class LobbyScreen(Screen[None]):
         Binding("b", "practice", "Practice", tooltip="practice against bots: a table of your own with bots, "
                 "dealt at once"),
         Binding("r", "refresh", "Refresh", tooltip="fetch the table list and your chips again"),
-        Binding("h", "history", "History", tooltip="your finished rounds and games on this server, and their replays"),
-        Binding("t", "leaderboard", "Top players", tooltip="the leaderboard: players by chips or games won; hide me"),
+        Binding("h", "history", "History", show=False,  # the note below names them: the footer is full
+                tooltip="your finished rounds and games on this server, and their replays"),
+        Binding("t", "leaderboard", "Leaders", show=False, tooltip="the leaderboard: players by chips or games won; hide me"),
     ]
 
     tables: var[list[dict[str, Any]]] = var(list, always_update=True, init=False)
@@ -218,14 +219,15 @@ class LobbyScreen(Screen[None]):
         note = self.query_one("#lobby-note", Static)
         chosen = self._selected()
         if chosen is None:
-            note.update(Content.styled("No tables yet: n new table, p play now, b practice against bots.",
-                                       "dim"))
+            note.update(Content.styled("No tables yet: n new table, p play now, b practice against bots; "
+                                       "h history, t leaders.", "dim"))
             return
         enter = "Enter" if self._ascii else "⏎"
         code = "; private: asks for its code" if chosen.get("private") else ""
         note.update(Content.assemble(Content.styled(chosen.get("name", ""), "bold"), ": ",
                                      rules_label(chosen.get("settings", {})), code,
-                                     (f"\n{enter}/j join, w watch, p play now, b practice, n new table", "dim")))
+                                     (f"\n{enter}/j join, w watch, p play, b practice, n new, h history, "
+                                      "t leaders", "dim")))
 
     @on(DataTable.RowHighlighted)
     def _row_highlighted(self) -> None:
