@@ -80,8 +80,8 @@ class GameOverScreen(Screen[None]):
     def compose(self) -> ComposeResult:
         yield TooSmall()
         with VerticalScroll(id="gameover"):
-            yield Static(id="rematch", markup=False)
             yield Static(self.standings(), id="standings", markup=False)
+            yield Static(id="rematch", markup=False)
         yield Footer(compact=True)
 
     def standings(self) -> Content:
