@@ -225,10 +225,12 @@ def worker(kind: str, port: int, first: int, clients: int, tables: int, pace: fl
 
 async def _worker(kind: str, port: int, first: int, clients: int, tables: int, pace: float,
                   ready: Any, go: Any, window: Any) -> tuple[list[float], list[float], list[str]]:
-    opened = [await Client.open(port) for _ in range(clients)]
+    opened = []
+    for i in range(clients):  # each says hello at once: the server drops a connection silent for 10 s
+        opened.append(await Client.open(port))
+        if kind == "game":
+            await opened[-1].request(m.Hello(id=1, version=m.PROTOCOL_VERSION, name=f"p{first + i}", client="bench"))
     if kind == "game":
-        for i, client in enumerate(opened):
-            await client.request(m.Hello(id=1, version=m.PROTOCOL_VERSION, name=f"p{first + i}", client="bench"))
         per_table = clients // tables
         for t in range(tables):
             seated = opened[t * per_table:(t + 1) * per_table]
@@ -238,8 +240,10 @@ async def _worker(kind: str, port: int, first: int, clients: int, tables: int, p
             for client in seated[1:]:
                 await client.request(m.Join(id=1, table_id=created["table_id"]))
             await seated[0].request(m.Start(id=1))
+    pinging = asyncio.ensure_future(keep_alive(opened))
     await asyncio.to_thread(ready.wait)
     await asyncio.to_thread(go.wait)
+    pinging.cancel()
     measure_from, until = window[0], window[1]
     rtts: list[float] = []
     updates: list[float] = []
@@ -251,6 +255,15 @@ async def _worker(kind: str, port: int, first: int, clients: int, tables: int, p
     for client in opened:
         client.close()
     return rtts, updates, errors
+
+
+async def keep_alive(clients: list[Client]) -> None:
+    """Ping while the other workers set up: the server drops a connection silent for 60 s (the replies
+    are skipped like any frame nobody waits for)."""
+    while True:
+        await asyncio.sleep(20)
+        for client in clients:
+            client.send({"type": "ping"})
 
 
 def run_workers(kind: str, port: int, clients: int, tables: int, processes: int, pace: float, warmup: float,
