@@ -244,19 +244,19 @@ class FairDeal:
         """Uniform in ``range(n)`` from the round's stream (a random cut)."""
         return self._source().randbelow(n)
 
-    def reveal(self, history: Sequence[tuple[int | None, dict[str, Any]]]) -> Record | None:
-        """The round is over: the ``deal_reveal`` record (``None`` outside a fair round), kept as
+    def reveal(self, history: Sequence[tuple[int | None, dict[str, Any]]]) -> list[Record]:
+        """The round is over: its ``deal_reveal`` record (none outside a fair round), kept as
         :attr:`revealed` for the round record. ``history`` is the game's action log."""
         self.open = False
         if self.fallback is not None or self.seed is None:
-            return None
+            return []
         self.revealed = {
             "round": self.round, "version": VERSION, "commitment": self.commitment.hex(),  # type: ignore[union-attr]
             "seed": self.seed.hex(), "client_seeds": [[s, v.hex()] for s, v in sorted(self.client_seeds.items())],
             "state": self.state, "actions": [[s, a] for s, a in history[self.first + 1:]],
         }
         self.state = None
-        return Record(REVEAL_KIND, None, dict(self.revealed))
+        return [Record(REVEAL_KIND, None, dict(self.revealed))]
 
     def view(self) -> dict[str, Any] | None:
         """What everyone may know: the commitment, the client seeds, whether the deck is fixed, and the

@@ -306,8 +306,7 @@ class Game:
         self.history.append(seat, action)
         self.round_log.extend(records)
         if self.fair.open and self.status is not Status.PLAYING:
-            reveal = self.fair.reveal(self.history)  # the deal is over: its seed is told (not logged)
-            return records + [reveal] if reveal is not None else records
+            return records + self.fair.reveal(self.history)  # the round is over: its seed is told (not logged)
         return records
 
     def check(self, seat: int | None, action: Action) -> None:
