@@ -12,12 +12,18 @@ from __future__ import annotations
 import functools
 
 import pytest
+from hypothesis import settings
 
 from scripted import ScriptedClient
 from server.lobby import Lobby, LobbyConfig
 from server.net import GameServer, NetConfig
 from server.pacing import Pacer
 from server.table import TableConfig
+
+# No per-example time limit: the suite shares a 2-core machine, where one example of a large
+# message can take over Hypothesis's default 200 ms; speed is measured in benchmarks/.
+settings.register_profile("suite", deadline=None)
+settings.load_profile("suite")
 
 
 @pytest.fixture(autouse=True)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import time
 import logging
 import struct
 
@@ -52,14 +53,18 @@ async def test_connections_per_address_are_limited_and_refusals_logged_sparingly
         assert isinstance((await m_read(reader)), m.Welcome)
     caplog.set_level(logging.WARNING, logger="server.net")
     refused = []
+    started = time.monotonic()
     for _ in range(40):
         reader, writer = await raw_client(server.port)
         refused.append(await read_all(reader))
         writer.close()
+    elapsed = time.monotonic() - started
     for replies in refused:
         assert [r.type for r in replies] == ["error", "bye"] and replies[0].code == "too_many_connections"
     lines = [r.getMessage() for r in caplog.records if r.name == "server.net"]
-    assert 1 <= len(lines) <= 21 and all(line.startswith("127.0.0.1:") for line in lines), lines
+    allowed = 20 + 5 * elapsed + 1  # the peer log's burst, its 5 lines a second, one count of those left out
+    assert 1 <= len(lines) <= min(allowed, len(refused) - 1), (lines, elapsed)
+    assert all(line.startswith("127.0.0.1:") or line.endswith("were left out (too many)") for line in lines), lines
     clients[0][1].close()
     await asyncio.wait_for(until(lambda: server.per_address.get("127.0.0.1") == 2), 5)
     reader, writer = await greeted(server.port, "again")
