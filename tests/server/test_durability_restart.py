@@ -72,7 +72,7 @@ async def test_a_finished_table_half_left_restores(tmp_path, sig):
 
 @STOPS
 async def test_a_seat_freed_by_the_grace_timer_restores(tmp_path, sig):
-    server = ServerProcess(tmp_path, *FAST, "--seed", "grace", "--restore-grace", "1")
+    server = ServerProcess(tmp_path, *FAST, "--seed", "grace", "--restore-grace", "2.5")  # bob is back well within it, even under load
     try:
         await server.start()
         ann, bob = await finished_game(server, ["ann", "bob"])
