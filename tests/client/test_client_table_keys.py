@@ -101,9 +101,12 @@ async def test_game_over_offers_quit_once():
     async with app.run_test(size=(80, 24)) as pilot:
         app.receive(view_push("t1", copy.deepcopy(over)))
         await wait_for(pilot, lambda: screen_name(app) == "GameOverScreen", what="game over")
-        footer = await wait_for(pilot, lambda: "^q Quit" in (last := screen_text(app).splitlines()[-1]) and last,
-                                what="the game-over footer")  # painted a moment after the screen
-        assert footer.count("Quit") == 1, footer
+
+        def footer() -> str:
+            return (screen_text(app).splitlines() or [""])[-1]
+
+        await wait_for(pilot, lambda: "^q Quit" in footer(), what="the game-over footer")  # painted a moment after the screen
+        assert footer().count("Quit") == 1, footer()
 
 
 async def test_with_the_helper_on_the_cursor_starts_on_the_recommended_throw():
