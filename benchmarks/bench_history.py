@@ -1,4 +1,18 @@
-"""What one connection asking for ``history`` as fast as it may costs everyone else.
+"""What one connection asking for ``history`` as fast as it may costs everyone else; with ``--past``,
+what a history page and a replay cost on a database of 100,000 stored rounds.
+
+``--past`` (issue 17): a durable dab-server (its own process) opens a database of
+100,000 finished rounds (2,000 tables of 50 rounds, five players each out of
+1,000; one real five-seat round of Down and Back, its full record kept for the
+first round of the player's 200 tables so those replay). One connection then
+walks the player's ``past_rounds`` pages (15 lines each, ``next`` to ``next``)
+and loads whole replays (every page of each), each of a different round, so no
+replay is served from the server's cache. Printed: each load's median and p99
+round trip, the server CPU time each request cost (``/proc``), and what that
+comes to when one connection sends them as fast as the rate limit lets it
+(PROTOCOL.md §10: 20 messages a second, a page of 15 counting 2, a replay 5),
+beside ``ping`` at the same limit. The server runs with a raised
+``--request-rate`` so the measurement does not wait on the limit itself.
 
 A durable dab-server (its own process) holds 100 finished five-seat rounds of
 one player. A pinger measures its round trip at 20 requests a second, first
@@ -10,6 +24,7 @@ both ways, how many history requests were answered, and the server CPU time
 each answered one cost.
 
     python benchmarks/bench_history.py [--seconds 5]
+    python benchmarks/bench_history.py --past [--pages 200] [--replays 60]
 """
 
 from __future__ import annotations
@@ -17,10 +32,12 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import os
 import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
@@ -38,8 +55,8 @@ from server.table import TableConfig  # noqa: E402
 ROUNDS = 100
 
 
-async def stored_rounds(data_dir: Path) -> str:
-    """Play one five-seat round in process, store 100 copies of it; the player's token."""
+async def stored_rounds(data_dir: Path, copies: int = ROUNDS) -> str:
+    """Play one five-seat round in process, store ``copies`` copies of it; the player's token."""
     store = Store.open_dir(data_dir)
     config = LobbyConfig(table=TableConfig(bot_delay=0.0, away_delay=0.0, round_pause=0.0), store=store)
     server = GameServer(Lobby(config, "bench"), NetConfig(rate=1000, burst=1000))
@@ -54,7 +71,7 @@ async def stored_rounds(data_dir: Path) -> str:
         token = ann.link.token
     (record, public), = store.conn.execute(
         "SELECT record, public FROM rounds WHERE table_id = ? AND round_no = 1", (created["table_id"],)).fetchall()
-    for round_no in range(3, 3 + ROUNDS):
+    for round_no in range(3, 3 + copies):
         store.add_round(created["table_id"], dict(json.loads(record), round=round_no),
                         dict(json.loads(public), round=round_no))
     store.commit()
@@ -106,10 +123,122 @@ def cpu_seconds(pid: int) -> float:
     return (int(fields[11]) + int(fields[12])) / 100  # utime + stime, in clock ticks of 1/100 s
 
 
+PAST_TABLES, PAST_ROUNDS, PAST_PLAYERS = 2_000, 50, 1_000  # 100,000 rounds
+RATE, PAGE_COST, REPLAY_COST, PAGE = 20, 2, 5, 15  # PROTOCOL.md §10
+
+
+async def one_real_round(data_dir: Path) -> tuple[str, str, dict[str, Any], dict[str, Any]]:
+    """Ann and four bots play one round in process; her player id and token, the round's record and public form."""
+    token = await stored_rounds(data_dir, copies=0)
+    store = Store.open_dir(data_dir)
+    (table_id, record, public), = store.conn.execute(
+        "SELECT table_id, record, public FROM rounds WHERE round_no = 1").fetchall()
+    store.close()
+    return token.partition("_")[0], token, json.loads(record), json.loads(public)
+
+
+def many_rounds(data_dir: Path, ann: str, record: dict[str, Any], public: dict[str, Any]) -> None:
+    """Fill the database up to 100,000 finished rounds (see the module docstring), straight into its tables."""
+    store = Store.open_dir(data_dir)
+    conn = store.conn
+    now = time.time()
+    others = [f"bench{i:04d}" for i in range(PAST_PLAYERS)]
+    conn.execute("BEGIN")
+    conn.executemany("INSERT INTO players (player_id, name, secret_sha256, balance, created_at) VALUES (?, ?, ?, ?, ?)",
+                     [(p, p, b"x" * 32, 10_000, now) for p in others])
+    conn.executemany("INSERT INTO ledger (at, player_id, kind, amount) VALUES (?, ?, 'grant', 10000)",
+                     [(now, p) for p in others])
+    seq = conn.execute("SELECT coalesce(max(seq), 0) FROM rounds").fetchone()[0]
+    for t in range(PAST_TABLES):
+        table_id = f"b{t}"
+        conn.execute("INSERT INTO tables (table_id, name, game, settings, host_id, state, created_at) "
+                     "VALUES (?, ?, 'down-and-back', '{}', ?, 'closed', ?)", (table_id, f"bench {t}", ann, now))
+        players = ([ann] if t % 10 == 0 else [others[t * 5 % PAST_PLAYERS]]) + [
+            others[(t * 5 + k) % PAST_PLAYERS] for k in range(1, 5)]
+        rounds, rows = [], []
+        for number in range(1, PAST_ROUNDS + 1):
+            seq += 1
+            small = {"table_id": table_id, "round": number, "log": [], "actions": [], "stacks": {"0": 1000}}
+            full = dict(record, table_id=table_id, round=number) if number == 1 and players[0] == ann else small
+            rounds.append((table_id, number, 0, 0, now - 1e5 + seq, json.dumps(full),
+                           json.dumps({"table_id": table_id, "round": number, "stacks": {"0": 1000}}), seq))
+            rows += [(p, seq, table_id, number, seat, 10 - 5 * seat, "won the pot of 50" if seat == 0 else "lost")
+                     for seat, p in enumerate(players)]
+        conn.executemany("INSERT INTO rounds (table_id, round_no, first_seq, last_seq, finished_at, record, public, "
+                         "seq) VALUES (?, ?, ?, ?, ?, ?, ?, ?)", rounds)
+        conn.executemany("INSERT INTO player_rounds (player_id, seq, table_id, round_no, seat, chips, result) "
+                         "VALUES (?, ?, ?, ?, ?, ?, ?)", rows)
+    conn.execute("COMMIT")
+    store.close()
+
+
+def summary(label: str, samples: list[float]) -> str:
+    return (f"{label:34s} median {percentile(samples, 0.5) * 1000:7.2f} ms   p99 {percentile(samples, 0.99) * 1000:7.2f} ms"
+            f"   ({len(samples)} loads)")
+
+
+async def past_main(args: argparse.Namespace) -> None:
+    with tempfile.TemporaryDirectory() as data_dir:
+        started = time.perf_counter()
+        ann, token, record, public = await one_real_round(Path(data_dir))
+        many_rounds(Path(data_dir), ann, record, public)
+        built = time.perf_counter() - started
+        process, port = await spawn(sys.executable, "-m", "server", "--data-dir", data_dir, "--host", "127.0.0.1",
+                                    "--port", "0", "--log-level", "INFO", "--request-rate", "100000")
+        try:
+            client = await Client.open(port)
+            await client.reply(client.send({"type": "hello", "version": m.PROTOCOL_VERSION, "name": "x",
+                                            "token": token}))
+            before = cpu_seconds(process.pid)
+            for _ in range(500):
+                await client.reply(client.send({"type": "ping"}))
+            ping_cpu = (cpu_seconds(process.pid) - before) / 500
+            pages, cursor = [], None
+            before = cpu_seconds(process.pid)
+            for _ in range(args.pages):
+                sent = time.perf_counter()
+                reply = await client.reply(client.send({"type": "past_rounds", "limit": PAGE, "before": cursor}))
+                pages.append(time.perf_counter() - sent)
+                assert reply["type"] == "ok" and len(reply["result"]["rounds"]) == PAGE, reply
+                cursor = reply["result"]["next"]
+            page_cpu = (cpu_seconds(process.pid) - before) / args.pages
+            tables = [f"b{t}" for t in range(0, PAST_TABLES, 10)][:args.replays]
+            replays, requests = [], 0
+            before = cpu_seconds(process.pid)
+            for table_id in tables:
+                sent, step = time.perf_counter(), 0
+                while step is not None:
+                    reply = await client.reply(client.send({"type": "replay", "table_id": table_id, "round": 1,
+                                                            "from_step": step}))
+                    assert reply["type"] == "ok", reply
+                    requests += 1
+                    step = reply["result"]["next"]
+                replays.append(time.perf_counter() - sent)
+            replay_cpu = (cpu_seconds(process.pid) - before) / requests
+            client.close()
+        finally:
+            process.terminate()
+            await process.wait()
+    print(f"database: {PAST_TABLES * PAST_ROUNDS:,} rounds, {PAST_PLAYERS + 1:,} players, built in {built:.1f} s; "
+          f"load {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs")
+    print(summary(f"past_rounds page ({PAGE} lines)", pages))
+    print(summary(f"replay, whole ({requests / len(tables):.1f} pages)", replays))
+    for label, cpu, cost in (("ping", ping_cpu, 1), ("past_rounds page", page_cpu, PAGE_COST),
+                             ("replay page", replay_cpu, REPLAY_COST)):
+        print(f"{label:18s} server CPU {cpu * 1000:6.2f} ms a request; at the rate limit ({RATE / cost:g}/s, "
+              f"counting {cost}) one connection takes {cpu * RATE / cost * 100:5.1f}% of one core")
+
+
 async def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--seconds", type=float, default=5.0)
+    parser.add_argument("--past", action="store_true", help="history pages and replays on 100,000 stored rounds")
+    parser.add_argument("--pages", type=int, default=200)
+    parser.add_argument("--replays", type=int, default=60)
     args = parser.parse_args()
+    if args.past:
+        await past_main(args)
+        return
     with tempfile.TemporaryDirectory() as data_dir:
         token = await stored_rounds(Path(data_dir))
         process, port = await spawn(sys.executable, "-m", "server", "--data-dir", data_dir, "--host", "127.0.0.1",
