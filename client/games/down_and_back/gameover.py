@@ -7,6 +7,7 @@ from typing import Any, Mapping, Sequence
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import VerticalScroll
+from textual.css.query import NoMatches
 from textual.content import Content
 from textual.screen import Screen
 from textual.widgets import Footer, Static
@@ -99,7 +100,10 @@ class GameOverScreen(Screen[None]):
             self._show_rematch()
 
     def _show_rematch(self) -> None:
-        self.query_one("#rematch", Static).update(self._rematch_line())
+        try:
+            self.query_one("#rematch", Static).update(self._rematch_line())
+        except NoMatches:  # being torn down (the table is closing): nothing to show any more
+            return
         self.refresh_bindings()
 
     def _rematch_line(self) -> Content:
