@@ -1,5 +1,6 @@
 """``dab-client [host[:port]]``: play Down and Back in the terminal; ``dab-client verify FILE``: check every
-deal of an exported history (``dab-server export --format json``) offline.
+deal of an exported history (``dab-server export --format json``) offline; ``dab-client token [host[:port]]``:
+print the resume token kept for a server (to play as the same player in a browser).
 
 With an address it connects to that server; without one it starts a practice
 game (a server and three bots inside this process). Connection problems are
@@ -34,7 +35,7 @@ def build_parser() -> argparse.ArgumentParser:
         description="Play Down and Back (the Lancashire pub card game) or Cribbage in your terminal. "
                     "Give a server address to join friends; give none for a practice game against bots.",
         epilog="Keys: F1 or ? shows the rules and keys; ctrl+q quits. Checking an exported history's deals: "
-               f"{PROG} verify --help",
+               f"{PROG} verify --help. Your token for a server, to play as yourself in a browser: {PROG} token --help",
     )
     parser.add_argument("address", nargs="?", metavar="HOST[:PORT]",
                         help=f"server to join (port {DEFAULT_PORT} if omitted; IPv6 as [::1]:{DEFAULT_PORT}); "
@@ -225,10 +226,46 @@ def verify(argv: list[str]) -> int:
     return 0 if ok else 1
 
 
+def build_token_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog=f"{PROG} token",
+        description="Print the resume token this client keeps for a server (default: the last one played on), "
+                    "to play as the same player in a browser: the page of dab-server --web-port asks for it. "
+                    "Whoever has the token plays as you: give it only to that server's page.",
+    )
+    parser.add_argument("address", nargs="?", metavar="HOST[:PORT]", help="the server, as you gave it to "
+                        f"{PROG} (default: the last one)")
+    parser.add_argument("--config-dir", default=None, help=argparse.SUPPRESS)
+    return parser
+
+
+def show_token(argv: list[str]) -> int:
+    """``dab-client token [HOST[:PORT]]``: the kept token on stdout; exit code 1 if there is none."""
+    args = build_token_parser().parse_args(argv)
+    config = ClientConfig.load(args.config_dir)
+    wanted = args.address or config.last_server
+    if not wanted:
+        error("token: no server played on yet: give HOST[:PORT]")
+        return 1
+    try:
+        key = str(parse_address(wanted))
+    except AddressError as exc:
+        error(f"token: {exc}")
+        return EXIT_USAGE
+    token = config.tokens.get(key)
+    if not token:
+        error(f"token: this client keeps no token for {key} (play there once first)")
+        return 1
+    print(token)
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     if argv[:1] == ["verify"]:
         return verify(argv[1:])
+    if argv[:1] == ["token"]:
+        return show_token(argv[1:])
     args = build_parser().parse_args(argv)
     if args.token_fd is not None:
         with os.fdopen(args.token_fd, encoding="ascii") as pipe:

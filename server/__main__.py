@@ -94,7 +94,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--new-players-per-hour", type=positive(int), default=NetConfig.new_players_per_hour,
                         metavar="N", help="new identities (hellos without a token) one address may create per "
                         f"hour, all at once if it likes (default {NetConfig.new_players_per_hour}; over SSH: "
-                        "guests and keys never seen, per SSH address; in a browser: each tab, per browser address)")
+                        "guests and keys never seen, per SSH address; in a browser: each guest, per browser address)")
     parser.add_argument("--request-rate", type=positive(float), default=NetConfig.rate, metavar="PER_SECOND",
                         help=f"sustained requests per second allowed per connection, bursts of twice that "
                         f"(default {NetConfig.rate:g})")
@@ -128,6 +128,9 @@ def build_parser() -> argparse.ArgumentParser:
     web.add_argument("--web-port", type=at_least(int, 0), default=None, metavar="PORT",
                      help="also serve the client to browsers on this port (default: off; 8080 is usual)")
     web.add_argument("--web-host", default=None, help="address for the browser port (default: the same as --host)")
+    web.add_argument("--no-web-guests", dest="web_guests", action="store_false",
+                     help="admit only players who give their token (by default a tab without one plays as a "
+                     "guest, whose chips do not persist)")
     web.add_argument("--web-max-sessions", type=positive(int), default=20, metavar="N",
                      help="browser tabs playing at once, each a client process (default 20)")
     web.add_argument("--web-max-per-address", type=positive(int), default=10, metavar="N",
@@ -217,8 +220,9 @@ async def serve(args: argparse.Namespace, store: Store | None = None) -> int:
         from .web import WebGateway
 
         web_host = args.host if args.web_host is None else args.web_host
-        browser = WebGateway((loopback(args.host), server.port), web_host, args.web_port, args.web_max_sessions,
-                             args.web_max_per_address, args.new_players_per_hour)
+        browser = WebGateway(lobby, (loopback(args.host), server.port), web_host, args.web_port,
+                             args.web_max_sessions, args.web_max_per_address, args.new_players_per_hour,
+                             guests=args.web_guests)
         try:
             await browser.start()
         except OSError as exc:

@@ -552,7 +552,7 @@ class Lobby:
         if self._closing:
             raise RequestError("shutting_down", "the server is shutting down")
         if msg.token:
-            player = self._player_for_token(msg.token)
+            player = self.player_for_token(msg.token)
             if player is None:
                 raise RequestError("bad_token", "that resume token is not valid on this server")
             if player.session is not None and player.session is not session:
@@ -561,7 +561,7 @@ class Lobby:
             resumed, token = True, msg.token
         else:
             name = clean_name(msg.name)
-            problem = name_problem(name) or self._name_in_use(name)
+            problem = self.name_refusal(name)
             if problem:
                 raise RequestError("bad_name", problem)
             player_id, secret = secrets.token_hex(8), secrets.token_urlsafe(24)
@@ -593,11 +593,15 @@ class Lobby:
             return
         with self.atomic():
             name = clean_name(name)
-            problem = name_problem(name) or self._name_in_use(name)
+            problem = self.name_refusal(name)
             if problem:
                 raise RequestError("bad_name", problem)
             self._add_player(player_id, name, secret)
         self._group_commit()
+
+    def name_refusal(self, name: str) -> str | None:
+        """Why a new player may not take the cleaned ``name`` now (``bad_name``), or None (§8.1)."""
+        return name_problem(name) or self._name_in_use(name)
 
     def _name_in_use(self, name: str, player: PlayerRecord | None = None) -> str | None:
         """Names are unique among players online (connected, or holding a seat): why ``name`` is taken, if it is."""
@@ -620,7 +624,8 @@ class Lobby:
         if self.store is not None:
             self.store.rename_player(player.player_id, player.name)
 
-    def _player_for_token(self, token: str) -> PlayerRecord | None:
+    def player_for_token(self, token: str) -> PlayerRecord | None:
+        """The player this resume token is, or None (unknown, expired, or not a token at all)."""
         player_id, _, secret = token.partition("_")
         player = self.players.get(player_id)
         if player is None or not hmac.compare_digest(player.secret_sha256, secret_hash(secret)):

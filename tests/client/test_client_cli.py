@@ -151,6 +151,19 @@ async def test_name_and_token_are_remembered_per_server(server, monkeypatch, con
     assert seen[-1] == ("Zed", False) and ClientConfig.load().tokens[address] != "0123abcd_stale"
 
 
+def test_token_prints_the_token_kept_for_a_server(config_dir, capsys):
+    """``dab-client token``: what a browser's page asks for, the last server's by default; none kept is an error."""
+    assert main(["token"]) == 1
+    assert "no server played on yet" in capsys.readouterr().err
+    ClientConfig(name="Ann", last_server="example.org:7777", tokens={"example.org:7777": "ab12_secret",
+                                                                     "[::1]:7000": "cd34_other"},
+                 path=config_dir / "client.json").save()
+    assert main(["token"]) == 0 and capsys.readouterr().out == "ab12_secret\n"
+    assert main(["token", "[::1]:7000"]) == 0 and capsys.readouterr().out == "cd34_other\n"
+    assert main(["token", "elsewhere.org"]) == 1
+    assert "keeps no token for elsewhere.org:7777" in capsys.readouterr().err
+
+
 def test_entry_point_process_fails_cleanly(tmp_path):
     env = dict(os.environ, DAB_CONFIG_DIR=str(tmp_path), PYTHONPATH=str(ROOT))
     result = subprocess.run([sys.executable, "-m", "client", f"127.0.0.1:{closed_port()}"], cwd=ROOT, env=env,

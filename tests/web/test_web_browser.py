@@ -1,54 +1,29 @@
-"""``dab-server --web-port``: a real headless Chromium opens the lobby, deals a practice table and plays by keys,
-with nothing fetched from beyond this machine."""
+"""``dab-server --web-port``: in a real headless Chromium a tab signs in under the name it chooses, opens the
+lobby, deals a practice table and plays by keys; a tab with a player's token is that player; nothing is
+fetched from beyond this machine."""
 
 from __future__ import annotations
 
 import asyncio
+import json
 import os
 import re
-import shutil
-import signal
 import subprocess
 import sys
 import time
 from pathlib import Path
-from urllib.parse import urlsplit
 
 import pytest
 
 from protocol import messages as m
 from scripted import ScriptedClient
 from server.limits import CLIENT_NICENESS
+from web_helpers import (CHROMIUM, ROOT, URLS, aiohttp, loopback, screen_of, screen_text, sign_in, start_server,
+                         stop_server, tab)
 
-ROOT = Path(__file__).resolve().parents[2]
-CHROMIUM = shutil.which("chromium")
+needs_chromium = pytest.mark.skipif(CHROMIUM is None, reason="needs Debian's chromium")
 FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
          "--disable-component-update", "--disable-sync", "--no-first-run"]
-ESCAPES = re.compile(rb"\x1b(?:\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b]*(?:\x07|\x1b\\)|[@-Z\\-_])")
-URLS = re.compile(r"\b(?:https?|wss?)://[^\s\"'<>)]+")
-aiohttp = pytest.importorskip("aiohttp")
-needs_chromium = pytest.mark.skipif(CHROMIUM is None, reason="needs Debian's chromium")
-
-
-def start_server(tmp_path: Path, *extra: str) -> tuple[subprocess.Popen[bytes], int, str]:
-    """``dab-server --web-port 0`` on loopback: the process, its game port and the browsers' URL."""
-    log_path = tmp_path / "server.log"
-    env = dict(os.environ, PYTHONPATH=str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""))
-    with open(log_path, "wb") as log:
-        proc = subprocess.Popen([sys.executable, "-m", "server", "--host", "127.0.0.1", "--port", "0", "--memory",
-                                 "--web-port", "0", "--bot-delay", "0", "--turn-timeout", "300",
-                                 "--seed", "ssh-tests", *extra],
-                                cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT)
-    deadline = time.monotonic() + 20
-    while not (found := re.search(r"listening on \S+:(\d+)[\s\S]*browsers: (http://\S+)", log_path.read_text())):
-        assert proc.poll() is None and time.monotonic() < deadline, log_path.read_text()
-        time.sleep(0.05)
-    return proc, int(found.group(1)), found.group(2)
-
-
-def stop_server(proc: subprocess.Popen[bytes]) -> None:
-    proc.send_signal(signal.SIGTERM)
-    proc.wait(15)
 
 
 @pytest.fixture
@@ -58,68 +33,99 @@ def served(tmp_path):
     stop_server(proc)
 
 
-def screen_text(data: bytes) -> str:
-    """What a terminal fed ``data`` says, escape sequences left out (runs of text stay whole)."""
-    return ESCAPES.sub(b"", data).decode("utf-8", "replace")
-
-
-def loopback(url: str) -> bool:
-    return urlsplit(url).hostname in ("127.0.0.1", "localhost", "::1")
-
-
 async def test_the_page_loads_nothing_from_beyond_this_server(served):
-    """Offline on a LAN: every address on the page is this server's, and each one it loads is there."""
+    """Offline on a LAN: every address on the sign-in page and on the terminal page is this server's, and
+    each one they load is there."""
     _, url = served
     async with aiohttp.ClientSession() as http:
         async with http.get(url) as reply:
             assert reply.status == 200
-            page = await reply.text()
-        found = URLS.findall(page)
-        assert found and all(u.startswith(url.rstrip("/") + "/") or u.startswith("ws" + url[4:].rstrip("/") + "/")
-                             for u in found), found
-        for loaded in re.findall(r'(?:href|src)="([^"]+)"', page) + re.findall(r'url\("([^"]+)"\)', page):
-            async with http.get(loaded) as reply:
-                assert reply.status == 200, loaded
+            form = await reply.text()
+        async with http.post(url, data={"name": "Offline"}) as reply:
+            assert reply.status == 200
+            terminal = await reply.text()
+        for page in (form, terminal):
+            found = URLS.findall(page)
+            assert found and all(u.startswith(url.rstrip("/") + "/") or u.startswith("ws" + url[4:].rstrip("/") + "/")
+                                 for u in found), found
+            for loaded in re.findall(r'(?:href|src)="([^"]+)"', page) + re.findall(r'url\("([^"]+)"\)', page):
+                loaded = loaded if "://" in loaded else url.rstrip("/") + loaded
+                async with http.get(loaded) as reply:
+                    assert reply.status == 200, loaded
+
+
+class Tab:
+    """A page in a real headless Chromium: every request it makes is recorded, one beyond loopback refused,
+    and ``screen`` holds what its terminal was sent (the served client's screen)."""
+
+    def __init__(self, page, tmp_path: Path) -> None:
+        self.page, self.tmp_path = page, tmp_path
+        self.requested: list[str] = []
+        self.screen = bytearray()
+
+    @classmethod
+    async def open(cls, browser, url: str, tmp_path: Path) -> "Tab":
+        context = await browser.new_context(viewport={"width": 1200, "height": 800})
+        tab = cls(await context.new_page(), tmp_path)
+
+        async def only_this_machine(route, request) -> None:
+            tab.requested.append(request.url)
+            await (route.continue_() if loopback(request.url) else route.abort())
+
+        await context.route("**/*", only_this_machine)
+        tab.page.on("websocket", lambda ws: (tab.requested.append(ws.url), ws.on(
+            "framereceived", lambda frame: tab.screen.extend(frame if isinstance(frame, bytes) else b""))))
+        await tab.page.goto(url)
+        return tab
+
+    async def sign_in(self, name: str = "", token: str = "") -> None:
+        """Fill the page's form and press Play (the terminal page, or the form again, follows)."""
+        await self.page.fill("#name", name)
+        await self.page.fill("#token", token)
+        async with self.page.expect_navigation():
+            await self.page.click("#play")
+
+    @property
+    def text(self) -> str:
+        return screen_text(bytes(self.screen))
+
+    async def shown(self, what: str, check) -> None:
+        deadline = time.monotonic() + 20
+        while not check(self.text):
+            if time.monotonic() > deadline:
+                await self.page.screenshot(path=str(self.tmp_path / "browser.png"))
+                raise AssertionError(f"the tab never showed {what} (see {self.tmp_path}):\n{self.text}")
+            await asyncio.sleep(0.05)  # frames arrive on Playwright's connection
+
+    async def keys(self, *keys: str) -> None:
+        await self.page.mouse.click(600, 400)  # the terminal has the keyboard
+        for key in keys:
+            await self.page.keyboard.press(key)
 
 
 @needs_chromium
-async def test_a_browser_tab_opens_the_lobby_deals_a_practice_table_and_plays_by_keys(served, tmp_path):
+async def test_a_browser_tab_chooses_its_name_opens_the_lobby_deals_a_practice_table_and_plays_by_keys(
+        served, tmp_path):
     playwright = pytest.importorskip("playwright.async_api")
     game_port, url = served
     async with ScriptedClient(game_port, "Watcher") as watcher, playwright.async_playwright() as pw:
         browser = await pw.chromium.launch(executable_path=CHROMIUM, args=FLAGS)
-        context = await browser.new_context(viewport={"width": 1200, "height": 800})
-        requested: list[str] = []
-
-        async def only_this_machine(route, request) -> None:
-            """Every request the page makes is recorded; one beyond loopback is refused."""
-            requested.append(request.url)
-            await (route.continue_() if loopback(request.url) else route.abort())
-
-        await context.route("**/*", only_this_machine)
-        page = await context.new_page()
-        screen = bytearray()  # what the tab's terminal was sent: the served client's screen
-        page.on("websocket", lambda ws: (requested.append(ws.url), ws.on(
-            "framereceived", lambda frame: screen.extend(frame if isinstance(frame, bytes) else b""))))
-        await page.goto(url)
-
-        async def shown(what: str, check) -> None:
-            deadline = time.monotonic() + 20
-            while not check(screen_text(bytes(screen))):
-                if time.monotonic() > deadline:
-                    await page.screenshot(path=str(tmp_path / "browser.png"))
-                    raise AssertionError(f"the tab never showed {what} (see {tmp_path}):\n{screen_text(screen)}")
-                await asyncio.sleep(0.05)  # frames arrive on Playwright's connection
-
-        await shown("the lobby", lambda text: "lobby" in text and "b practice" in text.lower())
-        await page.mouse.click(600, 400)  # the terminal has the keyboard
-        await page.keyboard.press("b")  # practice: a table of the guest's own with bots, dealt at once
+        tab = await Tab.open(browser, url, tmp_path)
+        page, requested = tab.page, tab.requested
+        await tab.sign_in("Watcher")  # taken: the form says so, and no game starts
+        assert "in use by another player" in await page.inner_text("#error")
+        assert await page.locator("#terminal").count() == 0
+        await tab.sign_in("  Zoë\u200b  ")  # cleaned as the server cleans names
+        await tab.shown("the lobby under the chosen name",
+                        lambda text: "lobby" in text and "b practice" in text.lower() and "as Zoë" in text)
+        await tab.keys("b")  # practice: a table of the guest's own with bots, dealt at once
 
         def practice(summary_state: str = "playing"):
-            return next((t for t in watcher.tables if t.state == summary_state and t.name.endswith("'s practice")
-                         and t.name.startswith("guest-")), None)
+            return next((t for t in watcher.tables if t.state == summary_state and t.name == "Zoë's practice"),
+                        None)
 
         table = await watcher.wait_for(practice, timeout=20)
+        assert [p.name for p in table.players if not p.bot] == ["Zoë"]
         assert [p.bot for p in table.players] == [False, True, True, True]  # the game's usual three bots
         await watcher.request(m.Watch, table_id=table.table_id)
         (seat,) = [p.seat for p in table.players if not p.bot]
@@ -137,29 +143,65 @@ async def test_a_browser_tab_opens_the_lobby_deals_a_practice_table_and_plays_by
     assert requested and all(loopback(u) for u in requested), [u for u in requested if not loopback(u)]
 
 
-def socket_url(url: str) -> str:
-    """The address textual-serve's page opens for a tab's session."""
-    return "ws" + url[4:].rstrip("/") + "/ws?width=100&height=30"
+def server_children(proc: subprocess.Popen[bytes]) -> list[int]:
+    found = subprocess.run(["pgrep", "-P", str(proc.pid)], capture_output=True, text=True).stdout
+    return [int(pid) for pid in found.split()]
 
 
-async def screen_of(socket) -> str:
-    """What a tab's terminal shows once the lobby is painted, or the socket closes (a refusal), or 20 s pass."""
-    received = bytearray()
-    deadline = time.monotonic() + 20
-    while "lobby" not in screen_text(bytes(received)) and time.monotonic() < deadline:
-        try:
-            message = await socket.receive(timeout=max(0.1, deadline - time.monotonic()))
-        except asyncio.TimeoutError:
-            break
-        if message.type != aiohttp.WSMsgType.BINARY:
-            break
-        received.extend(message.data)
-    return screen_text(bytes(received))
+@needs_chromium
+async def test_a_tab_with_the_terminal_clients_token_is_that_player_and_a_wrong_token_is_refused(tmp_path):
+    """Ann plays from a terminal client (here a protocol client whose token sits in dab-client's config file,
+    where ``dab-client token`` finds it), at a running game that bought in 500 of her chips, and drops. In a
+    browser, a wrong token is refused on the page; hers brings the tab back to her held seat, and her lobby
+    shows her chips. The token is on no client's command line or environment, on no page and in no log."""
+    playwright = pytest.importorskip("playwright.async_api")
+    proc, game_port, url = start_server(tmp_path)
+    try:
+        async with ScriptedClient(game_port, "Watcher") as watcher, ScriptedClient(game_port, "Ann") as ann:
+            created = await ann.request(m.CreateTable, name="Ann's game",
+                                        settings=m.TableSettings(seats=2, rules={"stack": 500}))
+            table_id = created["table_id"]
+            await ann.request(m.AddBot)
+            await ann.request(m.Start)
+            balance = (await ann.request(m.ListTables))["balance"]
+            token = ann.link.token
+            seat = (await ann.wait_for(lambda: ann.facts.get(table_id)))["seat"]
+            await watcher.request(m.Watch, table_id=table_id)
+            await ann.link.close()  # dropped: the seat is held, played for her
+            await watcher.wait_for(lambda: table_id in watcher.facts and not watcher.member(seat)["connected"])
 
+            config = tmp_path / "config"
+            config.mkdir()
+            (config / "client.json").write_text(json.dumps({"name": "Ann", "last_server": f"127.0.0.1:{game_port}",
+                                                            "tokens": {f"127.0.0.1:{game_port}": token}}))
+            kept = subprocess.run([sys.executable, "-m", "client", "token", "--config-dir", str(config)], cwd=ROOT,
+                                  capture_output=True, text=True, timeout=30)
+            assert kept.returncode == 0 and kept.stdout.strip() == token, kept
 
-async def tab(url: str, http) -> str:
-    async with http.ws_connect(socket_url(url)) as socket:
-        return await screen_of(socket)
+            async with playwright.async_playwright() as pw:
+                browser = await pw.chromium.launch(executable_path=CHROMIUM, args=FLAGS)
+                tab = await Tab.open(browser, url, tmp_path)
+                wrong = token[:-1] + ("A" if token[-1] != "A" else "B")
+                await tab.sign_in("Ann", wrong)
+                assert "That token is not valid on this server" in await tab.page.inner_text("#error")
+                assert await tab.page.locator("#terminal").count() == 0 and wrong not in await tab.page.content()
+
+                await tab.sign_in("", kept.stdout.strip())  # no name needed: the token's player has one
+                await watcher.wait_for(lambda: watcher.member(seat)["connected"], timeout=20)
+                await tab.shown("Ann's table", lambda text: "Ann's game" in text)
+                assert token not in await tab.page.content()
+                for pid in server_children(proc):  # the tab's client: not on its command line, nor in its environment
+                    for part in ("cmdline", "environ"):
+                        assert token.encode() not in Path(f"/proc/{pid}/{part}").read_bytes()
+
+                await tab.keys("l", "y")  # leave the running game (the seat is kept): the lobby, with her chips
+                await tab.shown("Ann's chips in the lobby", lambda text: f"as Ann  {balance:,} chips" in text)
+                assert balance == 10_000 - 500
+                await browser.close()
+            assert all(loopback(u) for u in tab.requested) and not any(token in u for u in tab.requested)
+    finally:
+        stop_server(proc)
+    assert token not in (tmp_path / "server.log").read_text()
 
 
 async def test_tabs_are_limited_per_browser_address_not_as_loopback(tmp_path):
@@ -169,18 +211,21 @@ async def test_tabs_are_limited_per_browser_address_not_as_loopback(tmp_path):
                                 "--web-max-per-address", "2")
     try:
         async with aiohttp.ClientSession() as http:
-            async with http.ws_connect(socket_url(url)) as one, http.ws_connect(socket_url(url)) as two:
+            (_, first), (_, second) = await sign_in(http, url, "One"), await sign_in(http, url, "Two")
+            assert await sign_in(http, url, "Three") == (  # two tickets not yet used count as two tabs
+                403, "At most 2 browser tabs from one address play at once; close one first.")
+            async with http.ws_connect(first) as one, http.ws_connect(second) as two:
                 screens = await asyncio.gather(screen_of(one), screen_of(two))
                 assert all("lobby" in text for text in screens), screens  # two loopback connections, both in
                 clients = subprocess.run(["pgrep", "-P", str(proc.pid)], capture_output=True, text=True).stdout
                 base = os.getpriority(os.PRIO_PROCESS, proc.pid)  # each tab's client yields the CPU to the server
                 assert {os.getpriority(os.PRIO_PROCESS, int(pid)) for pid in clients.split()} == {base + CLIENT_NICENESS}
-                assert "At most 2 browser tabs from one address" in await tab(url, http)  # not a third at once
+                assert (await sign_in(http, url, "Three"))[0] == 403  # not a third at once
             deadline = time.monotonic() + 10
-            while "At most 2" in (third := await tab(url, http)) and time.monotonic() < deadline:
+            while (third := await sign_in(http, url, "Three"))[0] == 403 and time.monotonic() < deadline:
                 await asyncio.sleep(0.05)  # the two tabs' clients are still quitting
-            assert "lobby" in third  # the third new player of the address this hour
-            assert "Too many new players from your address" in await tab(url, http)  # not a fourth
+            assert third[0] == 200 and "lobby" in await tab(http, third[1])  # the address's third new player
+            assert await sign_in(http, url, "Four") == (403, "Too many new players from your address; try again later.")
     finally:
         stop_server(proc)
 

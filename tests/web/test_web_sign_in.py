@@ -1,0 +1,67 @@
+"""The browser page's sign-in form, over plain HTTP: names are checked by the server's own rules, a tab's
+WebSocket needs the one-time ticket the form's answer gives, and ``--no-web-guests`` admits tokens only."""
+
+from __future__ import annotations
+
+import pytest
+
+from scripted import ScriptedClient
+from server.web import BAD_TOKEN, GUESTS_OFF, NO_TICKET
+
+from web_helpers import aiohttp, sign_in, start_server, stop_server, tab
+
+
+@pytest.fixture(scope="module")
+def served(tmp_path_factory):
+    proc, game_port, url = start_server(tmp_path_factory.mktemp("web"))
+    yield game_port, url
+    stop_server(proc)
+
+
+@pytest.mark.parametrize(("name", "refusal"), [
+    ("", "Choose a name with at least one visible character."),
+    ("\u200b \x1b[31m", "Choose a name with at least one visible character."),  # nothing left once cleaned
+    ("x" * 25, "Names are limited to 24 characters (this one has 25)."),
+    ("server", "'Server' and names ending in '(bot)' are reserved (they mark the server and bots)."),
+    ("Bender (bot)", "'Server' and names ending in '(bot)' are reserved (they mark the server and bots)."),
+])
+async def test_a_name_the_server_would_refuse_is_refused_on_the_page(served, name, refusal):
+    _, url = served
+    async with aiohttp.ClientSession() as http:
+        assert await sign_in(http, url, name) == (403, refusal)
+
+
+async def test_a_name_in_use_and_a_wrong_token_are_refused_and_the_form_is_kept_short(served):
+    game_port, url = served
+    async with ScriptedClient(game_port, "Ann") as ann, aiohttp.ClientSession() as http:
+        assert await sign_in(http, url, "ANN") == (
+            403, "'ANN' is in use by another player on this server now; choose another name.")
+        assert await sign_in(http, url, "Bob", ann.link.token + "x") == (403, BAD_TOKEN)
+        async with http.post(url, data={"name": "Bob", "token": "x" * 5000}) as reply:
+            assert reply.status == 413
+        assert (await sign_in(http, url, "Bob", ann.link.token))[0] == 200  # (another name: the token's rules)
+
+
+async def test_a_tab_needs_the_ticket_of_a_signed_in_form_and_uses_it_once(served):
+    _, url = served
+    async with aiohttp.ClientSession() as http:
+        status, socket = await sign_in(http, url, "Carol")
+        assert status == 200 and socket.startswith("ws://127.0.0.1:") and "/ws/" in socket
+        bare = socket.rsplit("/", 1)[0]
+        assert NO_TICKET in await tab(http, bare)  # textual-serve's own address: no game without the page
+        assert NO_TICKET in await tab(http, bare + "/not-a-ticket")
+        assert "as Carol" in await tab(http, socket)
+        assert NO_TICKET in await tab(http, socket)  # once
+
+
+async def test_without_guests_only_a_token_plays(tmp_path):
+    proc, game_port, url = start_server(tmp_path, "--no-web-guests")
+    try:
+        async with aiohttp.ClientSession() as http:
+            async with ScriptedClient(game_port, "Dan") as dan:
+                token = dan.link.token
+            assert await sign_in(http, url, "Eve") == (403, GUESTS_OFF)
+            status, socket = await sign_in(http, url, "", token)
+            assert status == 200 and "as Dan" in await tab(http, socket)
+    finally:
+        stop_server(proc)
