@@ -60,6 +60,8 @@ async def test_without_guests_only_a_token_plays(tmp_path):
         async with aiohttp.ClientSession() as http:
             async with ScriptedClient(game_port, "Dan") as dan:
                 token = dan.link.token
+            async with http.get(url) as reply:
+                assert 'name="token"' in (form := await reply.text()) and 'name="name"' not in form
             assert await sign_in(http, url, "Eve") == (403, GUESTS_OFF)
             status, socket = await sign_in(http, url, "", token)
             assert status == 200 and "as Dan" in await tab(http, socket)
