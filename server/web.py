@@ -126,7 +126,8 @@ class WebGateway(Server):
     # ------------------------------------------------------------ the page
 
     async def handle_index(self, request: web.Request) -> web.Response:  # type: ignore[override]
-        return self._page(request)
+        """The sign-in form; ``?name=Ann`` fills in the name (a link a host can send a friend)."""
+        return self._page(request, name=clean_name(request.query.get("name", "")[:FORM_LIMIT]))
 
     def _page(self, request: web.Request, *, ticket: str | None = None, name: str = "", error: str | None = None,
               status: int = 200) -> web.Response:

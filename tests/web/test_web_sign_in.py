@@ -31,6 +31,13 @@ async def test_a_name_the_server_would_refuse_is_refused_on_the_page(served, nam
         assert await sign_in(http, url, name) == (403, refusal)
 
 
+async def test_a_link_may_fill_in_the_name(served):
+    _, url = served
+    async with aiohttp.ClientSession() as http:
+        async with http.get(url, params={"name": "<b>Zoë</b>\u202e"}) as reply:
+            assert 'value="&lt;b&gt;Zoë&lt;/b&gt;"' in await reply.text()  # cleaned, and shown as text
+
+
 async def test_a_name_in_use_and_a_wrong_token_are_refused_and_the_form_is_kept_short(served):
     game_port, url = served
     async with ScriptedClient(game_port, "Ann") as ann, aiohttp.ClientSession() as http:
