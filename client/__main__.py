@@ -147,9 +147,11 @@ async def run(args: argparse.Namespace, config: ClientConfig) -> int:
             await session.connect()
         except LinkError as exc:
             if exc.code in ("unreachable", "disconnected", "timeout", "not_dab"):
-                error(exc.message)
+                refusal = exc.message
             else:
-                error(f"{address} refused the connection: {exc.message} ({exc.code})")
+                refusal = f"{address} refused the connection: {exc.message} ({exc.code})"
+            error(refusal)
+            await tell_browser(refusal)
             return EXIT_CONNECT
         config.name, config.last_server = name, key
         if session.token:
@@ -174,6 +176,16 @@ async def run(args: argparse.Namespace, config: ClientConfig) -> int:
         error(app.fatal_error)
         return app.return_code or 1
     return app.return_code or 0
+
+
+async def tell_browser(text: str) -> None:
+    """In a browser tab (dab-server --web-port) standard error reaches nobody: the tab shows why, until a key."""
+    if "TEXTUAL_DRIVER" not in os.environ:  # (a terminal: the line on stderr says it)
+        return
+    from .app import WEB_DRIVER, NoticeApp
+
+    if os.environ["TEXTUAL_DRIVER"] == WEB_DRIVER:
+        await NoticeApp(f"Cannot play: {text}").run_async()
 
 
 async def join(session: Any, table_id: str) -> bool:

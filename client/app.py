@@ -89,6 +89,24 @@ def desktop_notification(title: str, body: str, environ: Mapping[str, str]) -> s
     return ""
 
 
+class NoticeApp(App[None]):
+    """One line on the screen, literally, until a key is pressed: why a browser tab's client cannot play."""
+
+    CSS = "Static { margin: 1 2; }"
+
+    def __init__(self, text: str) -> None:
+        super().__init__()
+        self.text = text
+
+    def compose(self) -> Any:
+        from textual.widgets import Static
+
+        yield Static(self.text + "\n\nPress a key to close.", markup=False)
+
+    def on_key(self) -> None:
+        self.exit()
+
+
 class DabApp(App[None]):
     CSS_PATH = "app.tcss"
     TITLE = "Down and Back"

@@ -8,7 +8,7 @@ import pytest
 from scripted import ScriptedClient
 from server.web import BAD_TOKEN, GUESTS_OFF, NO_TICKET
 
-from web_helpers import aiohttp, sign_in, start_server, stop_server, tab
+from web_helpers import aiohttp, screen_of, sign_in, start_server, stop_server, tab
 
 
 @pytest.fixture(scope="module")
@@ -72,5 +72,24 @@ async def test_without_guests_only_a_token_plays(tmp_path):
             assert await sign_in(http, url, "Eve") == (403, GUESTS_OFF)
             status, socket = await sign_in(http, url, "", token)
             assert status == 200 and "as Dan" in await tab(http, socket)
+    finally:
+        stop_server(proc)
+
+
+async def test_a_tab_whose_client_the_game_refuses_shows_why(tmp_path):
+    """A refusal the page could not foresee (here the game server is full) is on the tab's screen, not only in
+    the client's standard error, which reaches nobody in a browser; a key closes the tab's session."""
+    proc, game_port, url = start_server(tmp_path, "--max-connections", "1")
+    try:
+        async with ScriptedClient(game_port, "Gus"), aiohttp.ClientSession() as http:
+            status, address = await sign_in(http, url, "Fay")
+            assert status == 200
+            async with http.ws_connect(address + "?width=160&height=24") as socket:  # the line whole
+                assert "Cannot play: 127.0.0.1:{} refused the connection: the server has too many connections " \
+                       "(server_full)".format(game_port) in await screen_of(socket, until="Press a key to close.")
+                await socket.send_json(["stdin", "x"])
+                while (await socket.receive(timeout=20)).type == aiohttp.WSMsgType.BINARY:
+                    pass  # the screen's last bytes, then the session ends
+                assert socket.closed
     finally:
         stop_server(proc)

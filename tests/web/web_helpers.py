@@ -68,11 +68,12 @@ async def sign_in(http, url: str, name: str = "", token: str = "") -> tuple[int,
     return reply.status, html.unescape(found.group(1))
 
 
-async def screen_of(socket) -> str:
-    """What a tab's terminal shows once the lobby is painted, or the socket closes (a refusal), or 20 s pass."""
+async def screen_of(socket, until: str = "lobby") -> str:
+    """What a tab's terminal shows once it shows ``until`` (the lobby), or the socket closes (a refusal), or 20 s
+    pass."""
     received = bytearray()
     deadline = time.monotonic() + 20
-    while "lobby" not in screen_text(bytes(received)) and time.monotonic() < deadline:
+    while until not in screen_text(bytes(received)) and time.monotonic() < deadline:
         try:
             message = await socket.receive(timeout=max(0.1, deadline - time.monotonic()))
         except asyncio.TimeoutError:
