@@ -24,7 +24,8 @@ Limits, counted by the browser's address (the game server does not count the
 tabs' loopback connections): at most ``max_sessions`` tabs in all and
 ``max_per_address`` from one address (a ticket not yet used counts as a tab),
 and each guest takes one of the address's new-player allowance. A refused form
-says why; so does a refused tab, on its screen.
+says why; so does a refused tab, on its screen. A tab's terminal is at most
+``MAX_COLUMNS`` x ``MAX_ROWS``, whatever the browser asks for.
 """
 
 from __future__ import annotations
@@ -51,6 +52,7 @@ log = logging.getLogger(__name__)
 PAGE_DIRECTORY = Path(__file__).with_name("web_page")
 TICKET_LIFE = 60.0  # seconds between the form's answer and the tab's WebSocket
 FORM_LIMIT = 4096  # bytes of a posted form: a name and a token
+MAX_COLUMNS, MAX_ROWS = 500, 200  # the largest terminal a tab may ask for (its client's screen is that big)
 GUESTS_OFF = ("This server admits players with a token only: give the token your dab-client keeps "
               "(dab-client token prints it).")
 BAD_TOKEN = ("That token is not valid on this server. Copy it again (dab-client token prints the one your "
@@ -76,6 +78,12 @@ class TabClient(AppService):
         self.argv = argv
         self.token = token
 
+    async def start(self, width: int, height: int) -> None:
+        await super().start(*_terminal_size(width, height))
+
+    async def set_terminal_size(self, width: int, height: int) -> None:
+        await super().set_terminal_size(*_terminal_size(width, height))
+
     async def _open_app_process(self, width: int = 80, height: int = 24) -> asyncio.subprocess.Process:
         token_r, token_w = os.pipe()
         os.write(token_w, self.token.encode())  # a few dozen bytes: the pipe holds them
@@ -90,6 +98,12 @@ class TabClient(AppService):
         assert process.stdin is not None
         self._stdin = process.stdin
         return process
+
+
+def _terminal_size(width: int, height: int) -> tuple[int, int]:
+    """The size a tab asked for, within 1..MAX_COLUMNS x 1..MAX_ROWS: a browser says how big its terminal is,
+    and the tab's client would otherwise allocate whatever screen it was told."""
+    return max(1, min(width, MAX_COLUMNS)), max(1, min(height, MAX_ROWS))
 
 
 class WebGateway(Server):

@@ -18,8 +18,8 @@ import pytest
 from protocol import messages as m
 from scripted import ScriptedClient
 from server.limits import CLIENT_NICENESS
-from web_helpers import (CHROMIUM, ROOT, URLS, aiohttp, loopback, screen_of, screen_text, sign_in, start_server,
-                         stop_server, tab)
+from web_helpers import (CHROMIUM, ROOT, URLS, aiohttp, loopback, screen_of, screen_text, server_children, sign_in,
+                         start_server, stop_server, tab)
 
 needs_chromium = pytest.mark.skipif(CHROMIUM is None, reason="needs Debian's chromium")
 FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
@@ -141,11 +141,6 @@ async def test_a_browser_tab_chooses_its_name_opens_the_lobby_deals_a_practice_t
         await page.screenshot(path=str(tmp_path / "browser.png"))
         await browser.close()
     assert requested and all(loopback(u) for u in requested), [u for u in requested if not loopback(u)]
-
-
-def server_children(proc: subprocess.Popen[bytes]) -> list[int]:
-    found = subprocess.run(["pgrep", "-P", str(proc.pid)], capture_output=True, text=True).stdout
-    return [int(pid) for pid in found.split()]
 
 
 @needs_chromium

@@ -3,18 +3,20 @@ WebSocket needs the one-time ticket the form's answer gives, and ``--no-web-gues
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from scripted import ScriptedClient
 from server.web import BAD_TOKEN, GUESTS_OFF, NO_TICKET
 
-from web_helpers import aiohttp, screen_of, sign_in, start_server, stop_server, tab
+from web_helpers import aiohttp, screen_of, server_children, sign_in, start_server, stop_server, tab
 
 
 @pytest.fixture(scope="module")
 def served(tmp_path_factory):
     proc, game_port, url = start_server(tmp_path_factory.mktemp("web"))
-    yield game_port, url
+    yield game_port, url, proc
     stop_server(proc)
 
 
@@ -26,20 +28,20 @@ def served(tmp_path_factory):
     ("Bender (bot)", "'Server' and names ending in '(bot)' are reserved (they mark the server and bots)."),
 ])
 async def test_a_name_the_server_would_refuse_is_refused_on_the_page(served, name, refusal):
-    _, url = served
+    _, url, _ = served
     async with aiohttp.ClientSession() as http:
         assert await sign_in(http, url, name) == (403, refusal)
 
 
 async def test_a_link_may_fill_in_the_name(served):
-    _, url = served
+    _, url, _ = served
     async with aiohttp.ClientSession() as http:
         async with http.get(url, params={"name": "<b>Zoë</b>\u202e"}) as reply:
             assert 'value="&lt;b&gt;Zoë&lt;/b&gt;"' in await reply.text()  # cleaned, and shown as text
 
 
 async def test_a_name_in_use_and_a_wrong_token_are_refused_and_the_form_is_kept_short(served):
-    game_port, url = served
+    game_port, url, _ = served
     async with ScriptedClient(game_port, "Ann") as ann, aiohttp.ClientSession() as http:
         assert await sign_in(http, url, "ANN") == (
             403, "'ANN' is in use by another player on this server now; choose another name.")
@@ -50,7 +52,7 @@ async def test_a_name_in_use_and_a_wrong_token_are_refused_and_the_form_is_kept_
 
 
 async def test_a_tab_needs_the_ticket_of_a_signed_in_form_and_uses_it_once(served):
-    _, url = served
+    _, url, _ = served
     async with aiohttp.ClientSession() as http:
         status, socket = await sign_in(http, url, "Carol")
         assert status == 200 and socket.startswith("ws://127.0.0.1:") and "/ws/" in socket
@@ -59,6 +61,22 @@ async def test_a_tab_needs_the_ticket_of_a_signed_in_form_and_uses_it_once(serve
         assert NO_TICKET in await tab(http, bare + "/not-a-ticket")
         assert "as Carol" in await tab(http, socket)
         assert NO_TICKET in await tab(http, socket)  # once
+
+
+async def test_a_tab_gets_a_terminal_no_larger_than_500_by_200(served):
+    """The browser says how big its terminal is; a tab's client is never told more than 500x200."""
+    _, url, proc = served
+    async with aiohttp.ClientSession() as http:
+        _, address = await sign_in(http, url, "Huge")
+        async with http.ws_connect(address + "?width=100000&height=100000") as socket:
+            assert "lobby" in await screen_of(socket)
+            (client,) = [pid for pid in server_children(proc) if b"--name=Huge" in
+                         Path(f"/proc/{pid}/cmdline").read_bytes()]
+            environment = Path(f"/proc/{client}/environ").read_bytes().split(b"\0")
+            assert b"COLUMNS=500" in environment and b"ROWS=200" in environment
+            await socket.send_json(["resize", {"width": 10 ** 9, "height": 10 ** 9}])
+            await socket.send_json(["stdin", "r"])  # refresh: the client still answers
+            assert "lobby" in await screen_of(socket)
 
 
 async def test_without_guests_only_a_token_plays(tmp_path):

@@ -40,6 +40,12 @@ def start_server(tmp_path: Path, *extra: str) -> tuple[subprocess.Popen[bytes], 
     return proc, int(found.group(1)), found.group(2)
 
 
+def server_children(proc: subprocess.Popen[bytes]) -> list[int]:
+    """The server's child processes: the tabs' clients."""
+    found = subprocess.run(["pgrep", "-P", str(proc.pid)], capture_output=True, text=True).stdout
+    return [int(pid) for pid in found.split()]
+
+
 def stop_server(proc: subprocess.Popen[bytes]) -> None:
     proc.send_signal(signal.SIGTERM)
     proc.wait(15)
