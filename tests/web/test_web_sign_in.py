@@ -4,6 +4,7 @@ WebSocket needs the one-time ticket the form's answer gives, and ``--no-web-gues
 from __future__ import annotations
 
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 
@@ -15,8 +16,9 @@ from web_helpers import aiohttp, screen_of, server_children, sign_in, start_serv
 
 @pytest.fixture(scope="module")
 def served(tmp_path_factory):
-    proc, game_port, url = start_server(tmp_path_factory.mktemp("web"))
-    yield game_port, url, proc
+    directory = tmp_path_factory.mktemp("web")
+    proc, game_port, url = start_server(directory)
+    yield SimpleNamespace(game_port=game_port, url=url, proc=proc, log=directory / "server.log")
     stop_server(proc)
 
 
@@ -28,20 +30,20 @@ def served(tmp_path_factory):
     ("Bender (bot)", "'Server' and names ending in '(bot)' are reserved (they mark the server and bots)."),
 ])
 async def test_a_name_the_server_would_refuse_is_refused_on_the_page(served, name, refusal):
-    _, url, _ = served
+    url = served.url
     async with aiohttp.ClientSession() as http:
         assert await sign_in(http, url, name) == (403, refusal)
 
 
 async def test_a_link_may_fill_in_the_name(served):
-    _, url, _ = served
+    url = served.url
     async with aiohttp.ClientSession() as http:
         async with http.get(url, params={"name": "<b>Zoë</b>\u202e"}) as reply:
             assert 'value="&lt;b&gt;Zoë&lt;/b&gt;"' in await reply.text()  # cleaned, and shown as text
 
 
 async def test_a_name_in_use_and_a_wrong_token_are_refused_and_the_form_is_kept_short(served):
-    game_port, url, _ = served
+    game_port, url = served.game_port, served.url
     async with ScriptedClient(game_port, "Ann") as ann, aiohttp.ClientSession() as http:
         assert await sign_in(http, url, "ANN") == (
             403, "'ANN' is in use by another player on this server now; choose another name.")
@@ -52,7 +54,7 @@ async def test_a_name_in_use_and_a_wrong_token_are_refused_and_the_form_is_kept_
 
 
 async def test_a_tab_needs_the_ticket_of_a_signed_in_form_and_uses_it_once(served):
-    _, url, _ = served
+    url = served.url
     async with aiohttp.ClientSession() as http:
         status, socket = await sign_in(http, url, "Carol")
         assert status == 200 and socket.startswith("ws://127.0.0.1:") and "/ws/" in socket
@@ -65,7 +67,7 @@ async def test_a_tab_needs_the_ticket_of_a_signed_in_form_and_uses_it_once(serve
 
 async def test_a_tab_gets_a_terminal_no_larger_than_500_by_200(served):
     """The browser says how big its terminal is; a tab's client is never told more than 500x200."""
-    _, url, proc = served
+    url, proc = served.url, served.proc
     async with aiohttp.ClientSession() as http:
         _, address = await sign_in(http, url, "Huge")
         async with http.ws_connect(address + "?width=100000&height=100000") as socket:
@@ -77,6 +79,22 @@ async def test_a_tab_gets_a_terminal_no_larger_than_500_by_200(served):
             await socket.send_json(["resize", {"width": 10 ** 9, "height": 10 ** 9}])
             await socket.send_json(["stdin", "r"])  # refresh: the client still answers
             assert "lobby" in await screen_of(socket)
+
+
+async def test_a_tab_sending_garbage_ends_only_its_own_session(served):
+    """A tab that breaks textual-serve's messages loses its own session: one log line, no traceback."""
+    url = served.url
+    async with aiohttp.ClientSession() as http:
+        _, address = await sign_in(http, url, "Ivy")
+        async with http.ws_connect(address) as socket:
+            assert "lobby" in await screen_of(socket)
+            await socket.send_str("{not json")
+            while (await socket.receive(timeout=20)).type == aiohttp.WSMsgType.BINARY:
+                pass
+            assert socket.closed
+        assert (await sign_in(http, url, "Jo"))[0] == 200  # the gateway serves on
+    log = served.log.read_text()
+    assert "Traceback" not in log and "a browser tab failed" in log
 
 
 async def test_without_guests_only_a_token_plays(tmp_path):
