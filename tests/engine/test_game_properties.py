@@ -124,6 +124,15 @@ def check_rejection_changes_nothing(game, seat: int, action: Any) -> None:
     assert game.to_data() == before
 
 
+def check_decision_is_new(decision: tuple[Any, ...], awaited: list[tuple[Any, ...]]) -> None:
+    """A decision id never comes back once another was awaited (PROTOCOL.md 5.2): a client that remembers
+    the decision it acted on must be able to tell its next one from it (a seat's turn in each orbit included)."""
+    if awaited and awaited[-1] == decision:
+        return
+    assert decision not in awaited, f"decision {decision} awaited again after {awaited[-1]}"
+    awaited.append(decision)
+
+
 def check_round_record(game_type: GameType, game) -> None:
     """A round just ended: the game's record of it and its public part are plain data with the contract's fields."""
     record = game_type.round_record(game)
@@ -140,6 +149,7 @@ def play(game_type: GameType, game, chooser: random.Random, actions: int) -> Non
     chips = sum(chips for _, _, chips in game.initial_players)
     watcher = Watcher(seats, set(deck))
     watcher.new_round()
+    awaited: list[tuple[Any, ...]] = []  # every decision id the game has awaited, in order
     for _ in range(actions):
         if game.status is Status.OVER:
             break
@@ -181,6 +191,7 @@ def play(game_type: GameType, game, chooser: random.Random, actions: int) -> Non
         check_wording(game_type, records, seats)
         if game.status is Status.PLAYING:
             assert game.to_act() and game.decision() is not None and hash(game.turn_id()) is not None
+            check_decision_is_new(game.decision(), awaited)
         else:
             assert not game.to_act() and game.decision() is None and game.turn_id() is None
         watcher.check_views(game)

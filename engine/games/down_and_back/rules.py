@@ -176,10 +176,14 @@ class Game:
         return Status.OVER if self.phase == OVER else Status.PLAYING
 
     def decision(self) -> tuple[Any, ...] | None:
-        """The awaited decision's id: (round, phase, turn, step), or None when no seat is to act."""
+        """The awaited decision's id: (round, phase, turn, step), or None when no seat is to act.
+
+        ``turn`` counts the turns taken in the round so far, so a seat's turn in each orbit has an id of its own.
+        """
         if self.phase in (WAITING, OVER):
             return None
-        return (self.round_no, self.phase, self.turn_index, self.step if self.phase == PLAY else None)
+        turns = sum(self.players[s].turns_taken for s in self.order)
+        return (self.round_no, self.phase, turns, self.step if self.phase == PLAY else None)
 
     def turn_id(self) -> tuple[Any, ...] | None:
         """The turn under way: (round, phase, turn), the same for a turn's draw and its discard."""
