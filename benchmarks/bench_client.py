@@ -4,7 +4,10 @@
    game: embedded server, table, three bots) to the first painted table, with
    the bytecode compiled (one uncounted start first). Target: under 0.5 s on
    an idle machine. Beside it the client's own CPU time to that paint (a
-   client that reports it), which a loaded machine inflates far less.
+   client that reports it), which a loaded machine inflates far less, and the
+   same two figures for a bare Textual app (``bare_textual.py``: one line of
+   text) started alternately with it, the floor: the client's time is printed
+   as a multiple of it, a figure a busy machine moves less than either.
 2. Bandwidth: the bytes the client writes to the terminal per opponent turn
    (a bot's draw and discard) at 80x24. Target: under 8 KB. And the turn
    that opens the showdown (the round's last discard: the split to arrange
@@ -46,10 +49,15 @@ COLUMNS, LINES = 80, 24
 PYCACHE = tempfile.TemporaryDirectory(prefix="dab-bench-pyc-")
 
 
-class PtyClient:
-    """``python -m client ARGS`` on a fresh 80x24 pseudo-terminal, with the bench side channel."""
+BARE_APP = [str(Path(__file__).resolve().parent / "bare_textual.py")]
 
-    def __init__(self, args: list[str], exit_after_paint: bool, tree: Path = ROOT) -> None:
+
+class PtyClient:
+    """``python -m client ARGS`` (or ``python COMMAND``) on a fresh 80x24 pseudo-terminal, with the bench
+    side channel."""
+
+    def __init__(self, args: list[str], exit_after_paint: bool, tree: Path = ROOT,
+                 command: list[str] | None = None) -> None:
         self.master, slave = pty.openpty()
         fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", LINES, COLUMNS, 0, 0))
         self.marks_r, marks_w = os.pipe()
@@ -63,7 +71,7 @@ class PtyClient:
         if exit_after_paint:
             env["DAB_BENCH_EXIT"] = "1"
         self.started = time.perf_counter()
-        self.proc = subprocess.Popen([sys.executable, "-m", "client", *args], cwd=tree, env=env,
+        self.proc = subprocess.Popen([sys.executable, *(command or ["-m", "client", *args])], cwd=tree, env=env,
                                      stdin=slave, stdout=slave, stderr=slave, pass_fds=(marks_w,),
                                      start_new_session=True)
         os.close(slave)
@@ -115,10 +123,10 @@ class PtyClient:
         self.config.cleanup()
 
 
-def time_to_first_table(tree: Path = ROOT) -> tuple[float, float | None]:
+def time_to_first_table(tree: Path = ROOT, command: list[str] | None = None) -> tuple[float, float | None]:
     """Seconds from the spawn to the first painted table, and the client's CPU seconds by then
-    (``None`` from a client whose ``paint`` marker does not say)."""
-    client = PtyClient(["--bot-delay", "0.5"], exit_after_paint=True, tree=tree)
+    (``None`` from a client whose ``paint`` marker does not say); ``command``: of that program instead."""
+    client = PtyClient(["--bot-delay", "0.5"], exit_after_paint=True, tree=tree, command=command)
     try:
         deadline = client.started + 30
         while time.perf_counter() < deadline:
@@ -205,15 +213,25 @@ def main() -> int:
     median = 0.0
     if args.runs:
         time_to_first_table(tree)  # not counted: compiles the bytecode, as installing would
-        runs = [time_to_first_table(tree) for _ in range(args.runs)]
-        times = [wall for wall, _ in runs]
+        time_to_first_table(tree, BARE_APP)
+        runs, bare = [], []
+        for i in range(args.runs):  # alternately first, so a drift of the load weighs on both alike
+            for measure in ((runs, None), (bare, BARE_APP))[::1 if i % 2 == 0 else -1]:
+                measure[0].append(time_to_first_table(tree, measure[1]))
+        times = sorted(wall for wall, _ in runs)
         median = statistics.median(times)
         print(f"start-up to first painted table: median {median * 1000:.0f} ms "
-              f"(min {min(times) * 1000:.0f}, max {max(times) * 1000:.0f}, {args.runs} runs; target < 500 ms idle)")
+              f"(p90 {times[min(len(times) - 1, round(0.9 * (len(times) - 1)))] * 1000:.0f}, "
+              f"min {times[0] * 1000:.0f}, max {times[-1] * 1000:.0f}, {args.runs} runs; target < 500 ms idle)")
         cpu = [c for _, c in runs if c is not None]
         if cpu:
             print(f"client CPU time to first painted table: median {statistics.median(cpu) * 1000:.0f} ms "
                   f"(min {min(cpu) * 1000:.0f})")
+        bare_wall = statistics.median(wall for wall, _ in bare)
+        bare_cpu = statistics.median(c for _, c in bare if c is not None)
+        print(f"bare Textual app to first paint: median {bare_wall * 1000:.0f} ms, CPU {bare_cpu * 1000:.0f} ms; "
+              f"the client takes {median / bare_wall:.2f}x its time"
+              + (f", {statistics.median(cpu) / bare_cpu:.2f}x its CPU" if cpu else ""))
 
     per_turn, opening = bytes_per_opponent_turn(args.turns, args.bot_delay, tree)
     median_bytes = statistics.median(per_turn)

@@ -66,6 +66,7 @@ BENCHES = (
     Bench("client", ("benchmarks/bench_client.py", "--runs", "5", "--turns", "6"), (
         Figure("start-up to first paint", r"start-up to first painted table: median (\d+) ms", "ms"),
         Figure("CPU to first paint", r"CPU time to first painted table: median (\d+) ms", "ms"),
+        Figure("start-up / bare Textual", r"the client takes ([\d.]+)x its time", "x"),
         Figure("bytes per opponent turn", r"per opponent turn at \d+x\d+: median ([\d.]+) KB", "KB"),
         Figure("showdown-opening turn", r"the showdown-opening turn: ([\d.]+) KB", "KB"),
     ), this_script=True),

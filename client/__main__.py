@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import gc
 import os
 import sys
 import time
@@ -164,7 +165,7 @@ async def run(args: argparse.Namespace, config: ClientConfig) -> int:
     from .app import DabApp
 
     app = DabApp(session, display=display, server_label=label, player_name=name, config=config,
-                 expect_table=expect_table or server is not None, **hooks)
+                 expect_table=expect_table or server is not None, on_started=started, **hooks)
     app_ref.append(app)
     try:
         await app.run_async()
@@ -272,12 +273,42 @@ def show_token(argv: list[str]) -> int:
     return 0
 
 
+def start_up_without_collecting() -> None:
+    """Pause the cyclic garbage collector until the first screen is painted (:func:`started`).
+
+    Start-up builds ~60,000 long-lived objects (Textual, the protocol's
+    classes, the table's widgets) and frees few: the ~150 collections they
+    trigger found ~3,000 unreachable objects and cost 40-100 ms of CPU on a
+    2-core VM, a tenth to a fifth of the time to the first painted table.
+    """
+    gc.disable()
+
+
+def started() -> None:
+    """The first screen is painted: collect from now on, never rescanning what start-up built.
+
+    ``gc.freeze`` moves the objects alive now (and start-up's few thousand
+    unreachable ones) to the permanent generation, so the next full collection
+    does not traverse them (~40 ms on a busy 2-core VM: a stutter mid-game).
+    """
+    gc.freeze()
+    gc.enable()
+
+
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     if argv[:1] == ["verify"]:
         return verify(argv[1:])
     if argv[:1] == ["token"]:
         return show_token(argv[1:])
+    start_up_without_collecting()
+    try:
+        return play(argv)
+    finally:
+        gc.enable()  # main() returns (and tests call it in-process) without a first paint, too
+
+
+def play(argv: list[str]) -> int:
     args = build_parser().parse_args(argv)
     if args.token_fd is not None:
         with os.fdopen(args.token_fd, encoding="ascii") as pipe:

@@ -130,6 +130,7 @@ class DabApp(App[None]):
         server_label: str | None = None,
         on_table_painted: Callable[[], None] | None = None,
         on_view: Callable[[dict[str, Any]], None] | None = None,
+        on_started: Callable[[], None] | None = None,
         config: ClientConfig | None = None,
         expect_table: bool = False,
     ) -> None:
@@ -147,6 +148,7 @@ class DabApp(App[None]):
         self.fatal_error: str | None = None
         self.on_table_painted = on_table_painted
         self.on_view = on_view
+        self.on_started = on_started  # called once the first screen (a table, or the lobby) has been painted
         self.requests_sent: list[tuple[type[m.Request], dict[str, Any]]] = []
         self._board_warm = False
         self.expect_table = expect_table  # the session is already seated (practice): no lobby first
@@ -287,6 +289,7 @@ class DabApp(App[None]):
         ``warm_up`` is the board's slow preparation (the hand helper's tables), run in a thread then."""
         if self.on_table_painted is not None:
             self.on_table_painted()
+        self._started()
         if not self._board_warm:
             self._board_warm = True
             self.run_worker(warm_up, thread=True, name="warm the board", exit_on_error=False)
@@ -404,6 +407,12 @@ class DabApp(App[None]):
     def _lobby_unless_seated(self) -> None:
         if self.table_screen is None and self.lobby not in self.screen_stack:
             self.push_screen(self.lobby)
+            self.call_after_refresh(self._started)
+
+    def _started(self) -> None:
+        started, self.on_started = self.on_started, None
+        if started is not None:
+            started()
 
     # ------------------------------------------------------------ to the server
 

@@ -73,11 +73,18 @@ class Session:
     # ------------------------------------------------------------ listening
 
     def listen(self, listener: Listener) -> None:
-        """Deliver everything (including what arrived before) to ``listener``."""
+        """Deliver everything (including what arrived before) to ``listener``.
+
+        Of the views kept until now, one followed at once by a newer view of the
+        same table is left out: a view is the whole table, so the listener would
+        only apply it to replace it (a practice game's set-up leaves four such
+        views, each a layout and repaint before the first table is seen).
+        """
         self._listener = listener
         buffered, self._buffer = self._buffer, []
-        for item in buffered:
-            listener(item)
+        for item, following in zip(buffered, [*buffered[1:], None]):
+            if not (isinstance(item, m.View) and isinstance(following, m.View) and following.table_id == item.table_id):
+                listener(item)
 
     def _emit(self, item: m.Message | Status) -> None:
         if self._listener is None:

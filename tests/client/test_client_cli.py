@@ -318,3 +318,44 @@ def test_a_practice_game_paints_its_table_without_loading_what_it_does_not_show(
     result = subprocess.run([sys.executable, "-c", code], cwd=ROOT, env=env, capture_output=True, text=True,
                             timeout=60)
     assert result.returncode == 0 and result.stdout.strip() == "[]", result.stdout + result.stderr
+
+
+def test_start_up_collects_no_garbage_until_its_first_table_is_painted(tmp_path):
+    """Start-up (issue 12 item 13): the ~150 collections start-up's objects trigger cost ~100 ms of the time to
+    the first painted table, and found little to free. The collector waits for the first paint, and then skips
+    what start-up built (frozen), so the next full collection does not traverse Textual's objects either."""
+    code = """if True:
+        import asyncio, gc
+        from client.__main__ import start_up_without_collecting, started
+        collections = []
+        gc.callbacks.append(lambda phase, info: phase == "start" and collections.append(info["generation"]))
+        start_up_without_collecting()
+        from client.practice import PracticeOptions, start_practice
+        from client.app import DabApp
+
+        async def practise():
+            server, session = await start_practice("Ann", PracticeOptions(bot_delay=5))
+            app = DabApp(session, expect_table=True, server_label="practice", on_started=started)
+            painted = []
+            app.on_table_painted = lambda: (painted.append((len(collections), gc.isenabled())), app.exit())
+            await app.run_async(headless=True)
+            await server.close(grace=0)
+            return painted
+
+        painted = asyncio.run(practise())
+        assert painted == [(0, False)], painted  # nothing collected before the paint
+        assert gc.isenabled() and gc.get_freeze_count() > 10_000
+        print("ok")
+    """
+    env = dict(os.environ, DAB_CONFIG_DIR=str(tmp_path), PYTHONPATH=str(ROOT))
+    result = subprocess.run([sys.executable, "-c", code], cwd=ROOT, env=env, capture_output=True, text=True,
+                            timeout=60)
+    assert result.returncode == 0 and result.stdout.strip() == "ok", result.stdout + result.stderr
+
+
+def test_the_command_line_collects_garbage_again_when_it_returns_without_a_paint(capsys):
+    import gc
+
+    with pytest.raises(SystemExit):
+        main(["--version"])
+    assert gc.isenabled() and "dab-client" in capsys.readouterr().out

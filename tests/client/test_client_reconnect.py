@@ -64,3 +64,27 @@ async def test_a_restarted_client_shows_the_recent_log_and_chat_of_its_table(ser
             await wait_for(pilot, lambda: any("Bob" in line.plain for line in log.lines), what="the round's log")
             await wait_for(pilot, lambda: any("good luck" in line.plain for line in chat.lines), what="the chat")
             assert len(bob.events) == seen  # all of it from before she came back
+
+
+def test_a_view_the_session_kept_is_left_out_when_a_newer_one_of_its_table_follows_at_once():
+    """Start-up (issue 12 item 13): a practice game's session arrives with four views of its table in a row
+    (made, each bot seated), each a layout and repaint of the table before the first one is seen. A view
+    followed by an event, or by another table's view, is still delivered: what came between may need it."""
+    from client.session import Session
+    from protocol import messages as m
+    from tui_helpers import view_push
+
+    def view(table_id: str, members: int) -> m.View:
+        return view_push(table_id, {"table": {"members": [{"seat": s} for s in range(members)]}, "game": None})
+
+    session = Session("127.0.0.1", 1, "Ann")
+    made, seated, dealt = view("t1", 1), view("t1", 2), view("t1", 2)
+    event = m.Event(table_id="t1", events=({"kind": "round"},))
+    elsewhere, back, there = view("t2", 1), view("t1", 3), view("t2", 3)
+    for item in (made, view("t1", 2), seated, event, dealt, elsewhere, back, there):
+        session._emit(item)
+    delivered: list[object] = []
+    session.listen(delivered.append)
+    assert [id(item) for item in delivered] == [id(item) for item in (seated, event, dealt, elsewhere, back, there)]
+    session._emit(made)  # once listening, everything is delivered as it comes
+    assert delivered[-1] is made
