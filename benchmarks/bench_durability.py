@@ -10,7 +10,10 @@ Two measurements, each durable beside in-memory in the same run:
    subprocesses): protocol clients play heads-up tables as fast as the server
    answers; each ``act`` is timed from sending it to holding its ``ok`` (by then
    the action is on disk). One table measures latency; many tables measure
-   throughput, where every acknowledged action is one commit.
+   throughput, where every acknowledged action is one commit. The server's CPU
+   time per action (the whole process, and its event loop's thread alone) is
+   printed beside: unlike the round trips it hardly depends on what else the
+   machine runs.
 
     python benchmarks/bench_durability.py [--seconds 5] [--tables 1,16]
 """
@@ -19,6 +22,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import os
 import re
 import statistics
 import sys
@@ -38,6 +42,7 @@ from engine.games.down_and_back.views import decision_view  # noqa: E402
 from protocol import messages as m  # noqa: E402
 from server.store import Store  # noqa: E402
 from server.restore import checkpoint_json  # noqa: E402
+from bench_server import machine  # noqa: E402  (this directory is the script's own)
 
 FLAGS = ["--bot-delay", "0", "--round-pause", "0", "--turn-timeout", "60", "--request-rate", "100000",
          "--starting-balance", "1000000", "--max-per-address", "10000", "--new-players-per-hour", "1000000",
@@ -157,7 +162,20 @@ class Seat:
             rtts.append(time.perf_counter() - started)
 
 
-async def run_tables(port: int, tables: int, seconds: float) -> tuple[list[float], float]:
+def cpu_seconds(pid: int) -> tuple[float, float]:
+    """A process's CPU time so far (user + system): in all, and its main thread's (the event loop's),
+    from /proc (0 where there is none)."""
+    def read(path: str) -> float:
+        try:
+            fields = open(path).read().rsplit(")", 1)[1].split()
+        except OSError:
+            return 0.0
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+    return read(f"/proc/{pid}/stat"), read(f"/proc/{pid}/task/{pid}/stat")
+
+
+async def run_tables(port: int, tables: int, seconds: float, server_pid: int) -> tuple[list[float], float, tuple[float, float]]:
     seats = []
     for t in range(tables):
         host, guest = Seat(port, f"h{t}"), Seat(port, f"g{t}")
@@ -169,12 +187,14 @@ async def run_tables(port: int, tables: int, seconds: float) -> tuple[list[float
         await host.link.request(m.Start)
         seats += [host, guest]
     rtts: list[float] = []
+    cpu = cpu_seconds(server_pid)
     started = time.perf_counter()
     await asyncio.gather(*(s.play(started + seconds, rtts) for s in seats))
     elapsed = time.perf_counter() - started
+    cpu = tuple(after - before for after, before in zip(cpu_seconds(server_pid), cpu))
     for s in seats:
         await s.link.close()
-    return rtts, elapsed
+    return rtts, elapsed, cpu
 
 
 MODES = {
@@ -184,20 +204,19 @@ MODES = {
 }
 
 
-async def measure(mode: str, tables: int, seconds: float) -> tuple[list[float], float, int | None]:
-    """Round trips, seconds measured, and the server's commits (None in memory)."""
+async def measure(mode: str, tables: int, seconds: float) -> tuple[list[float], float, tuple[float, float], int | None]:
+    """Round trips, seconds measured, the server's CPU seconds meanwhile, and its commits (None in memory)."""
     with tempfile.TemporaryDirectory() as tmp:
         flags = MODES[mode] if mode == "in-memory" else ["--data-dir", tmp, *MODES[mode]]
         process, port, log = await spawn(*flags)
         try:
-            rtts, elapsed = await run_tables(port, tables, seconds)
-            commits_before = None
+            rtts, elapsed, cpu = await run_tables(port, tables, seconds, process.pid)
         finally:
             process.terminate()
             await process.wait()
             await asyncio.sleep(0.05)
     commits = [int(m.group(1)) for line in log if (m := re.search(r"store: (\d+) commits", line))]
-    return rtts, elapsed, commits[0] if commits else commits_before
+    return rtts, elapsed, cpu, commits[0] if commits else None
 
 
 async def bench_server(seconds: float, table_counts: list[int]) -> None:
@@ -205,9 +224,11 @@ async def bench_server(seconds: float, table_counts: list[int]) -> None:
         results = {mode: await measure(mode, tables, seconds) for mode in MODES}
         base = results["in-memory"][0]
         print(f"server, {tables} table(s) x 2 players, {seconds:g} s each:")
-        for mode, (rtts, elapsed, commits) in results.items():
+        for mode, (rtts, elapsed, cpu, commits) in results.items():
             line = (f"  {mode:30} {len(rtts) / elapsed:7,.0f} actions/s; round trip median "
-                    f"{statistics.median(rtts) * 1e3:6.2f} ms, p99 {quantile(rtts, 0.99) * 1e3:6.2f} ms")
+                    f"{statistics.median(rtts) * 1e3:6.2f} ms, p99 {quantile(rtts, 0.99) * 1e3:6.2f} ms; "
+                    f"server CPU {cpu[0] / len(rtts) * 1e3:.3f} ms/action, its event loop "
+                    f"{cpu[1] / len(rtts) * 1e3:.3f} ({cpu[1] / elapsed:.0%} of a core)")
             if commits is not None:
                 line += (f"; {commits / elapsed:6,.0f} commits/s; vs in-memory: median "
                          f"{statistics.median(rtts) / statistics.median(base):.2f}x "
@@ -226,6 +247,7 @@ def main() -> None:
     parser.add_argument("--seconds", type=float, default=5.0, help="per measurement (default 5)")
     parser.add_argument("--tables", default="1,16", help="table counts for the server runs (default 1,16)")
     args = parser.parse_args()
+    print(machine())
     bench_store(args.seconds)
     asyncio.run(bench_server(args.seconds, [int(t) for t in args.tables.split(",")]))
 

@@ -335,6 +335,11 @@ class Game(Protocol):
     def to_data(self, history: bool = True) -> dict[str, Any]:
         """The full state as plain data; ``history=False`` leaves the action log out."""
 
+    def chance_drawn(self) -> tuple[int, ...]:
+        """Where the game's chance stands (a shuffle, a cut, a seed drawn): it changes with every draw
+        and with nothing else. Between two draws the state follows from the actions alone, whatever
+        engine applies them; the server checkpoints the whole state after each draw."""
+
 
 class GameType(Protocol):
     """Everything about one game that the rest of the system may ask (see the module docstring)."""

@@ -258,6 +258,13 @@ class FairDeal:
         self.state = None
         return [Record(REVEAL_KIND, None, dict(self.revealed))]
 
+    def drawn(self, rng: HashRng) -> tuple[int, ...]:
+        """How far the game's chance has gone: the position of ``rng`` (the game's own generator) and
+        of the round's stream. Every draw moves it on, and nothing else does: the server checkpoints
+        the whole game after each draw (``Game.chance_drawn``)."""
+        stream = self.stream
+        return (rng.counter, rng.pool_bits, self.round) + ((stream.counter, stream.pool_bits) if stream else ())
+
     def view(self) -> dict[str, Any] | None:
         """What everyone may know: the commitment, the client seeds, whether the deck is fixed, and the
         seed once the round is over (``None`` before the first fair round)."""

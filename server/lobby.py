@@ -276,17 +276,24 @@ class Lobby:
         from the state after every change of this unit (or group).
         """
         self._plan = delivery = _Delivery()
+        heard: dict[str, list[Table]] = {}  # who hears which of the tables (a group commit holds many)
+        for table in dirty.values():
+            for member, _ in table.audience.members():
+                heard.setdefault(member, []).append(table)
+        owed: dict[str, list[tuple[str, m.Message, Session | None, bool]]] = {actor: [] for actor in actors}
+        for entry in outbox:
+            if entry[0] in owed:
+                owed[entry[0]].append(entry)
         try:
-            for actor in dict.fromkeys(actors):  # once each, however many requests they sent in this group
-                mine = [entry for entry in outbox if entry[0] == actor]
+            for actor, mine in owed.items():  # once each, however many requests they sent in this group
                 for entry in sorted(mine, key=lambda entry: not entry[3]):  # replies first
                     self._deliver_entry(entry)
                 delivery.burst()
-                for table in dirty.values():
+                for table in heard.get(actor, ()):
                     table.audience.flush(only=actor)
                 delivery.burst()
             for entry in outbox:
-                if entry[0] not in actors:
+                if entry[0] not in owed:
                     self._deliver_entry(entry)
             for table in dirty.values():
                 table.audience.flush()
@@ -964,6 +971,12 @@ class Lobby:
         for table in self.tables.values():
             table.close()
         if self.store is not None:
+            try:
+                if self.store.failed is None:
+                    for table in self.tables.values():  # the next start (an upgraded engine, say) has the whole state
+                        table.save_checkpoint(full=True)
+            except StoreError as exc:  # nothing else is pending: the last commit's checkpoints stand
+                log.warning("could not write the tables' checkpoints at shutdown: %s", exc)
             log.info("store: %d commits", self.store.commits)
             self.store.close()
 

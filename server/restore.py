@@ -39,9 +39,10 @@ def rebuild(table: "Table", row: TableRow) -> None:
     if row.rng is None:
         return
     assert row.initial_players is not None and row.game_settings is not None
-    if row.checkpoint is None or len(row.actions) != row.snapshot["actions"]:
-        raise StoreError(f"table {row.table_id}: {len(row.actions)} actions stored, checkpoint after "
-                         f"{row.snapshot['actions']}")
+    if row.checkpoint is None or len(row.actions) != row.snapshot["actions"] or not (
+            isinstance(row.checkpoint_at, int) and 0 <= row.checkpoint_at <= len(row.actions)):
+        raise StoreError(f"table {row.table_id}: {len(row.actions)} actions stored, the last unit of work "
+                         f"after {row.snapshot['actions']}, the checkpoint after {row.checkpoint_at}")
     if row.engine == fingerprint(table.game_type):
         _replay(table, row)
     else:
@@ -62,6 +63,8 @@ def _replay(table: "Table", row: TableRow) -> None:
         table.rounds.game_started()
         starts = [i for i, (_, data) in enumerate(row.actions) if data.get("kind") == StartRound.kind]
         for i, (seat, data) in enumerate(row.actions):
+            if i == row.checkpoint_at:
+                _check_checkpoint(table, game, row)
             action = game_type.action_from_data(data)
             if starts and i == starts[-1]:
                 table.rounds.between_rounds()  # what the round under way (or the last one) replays from
@@ -72,9 +75,15 @@ def _replay(table: "Table", row: TableRow) -> None:
             table.rounds.between_rounds()  # what the next round replays from
     except (EngineError, KeyError, TypeError, ValueError) as exc:
         raise StoreError(f"table {table.table_id}: the stored action log does not replay ({exc})") from None
+    if row.checkpoint_at == len(row.actions):
+        _check_checkpoint(table, game, row)
+    table.checkpoint_mark = (game.status, game.chance_drawn()) if row.checkpoint_at == len(row.actions) else None
+
+
+def _check_checkpoint(table: "Table", game: Game, row: TableRow) -> None:
     if checkpoint_state(game) != row.checkpoint:
         raise StoreError(f"table {table.table_id}: replaying the action log does not reach the stored checkpoint "
-                         f"(after {len(row.actions)} actions); the database was damaged or edited")
+                         f"(after {row.checkpoint_at} actions); the database was damaged or edited")
 
 
 def _from_checkpoint(table: "Table", row: TableRow) -> None:
@@ -91,11 +100,23 @@ def _from_checkpoint(table: "Table", row: TableRow) -> None:
     if row.engine is not None:
         log.warning("table %s was started by another engine version (%s, now %s): restoring it from its checkpoint",
                     table.table_id, row.engine, fingerprint(game_type))
+    at = row.checkpoint_at
+    assert at is not None
     try:
-        table.game = game_type.from_data(dict(row.checkpoint, history=[list(a) for a in row.actions]))
+        table.game = game_type.from_data(dict(row.checkpoint, history=[list(a) for a in row.actions[:at]]))
     except (EngineError, KeyError, TypeError, ValueError) as exc:
         raise StoreError(f"table {table.table_id}: this engine cannot read the stored checkpoint ({exc}); "
                          "run the dab-server version that started the game") from None
+    drawn = table.game.chance_drawn()
+    try:  # the actions after the checkpoint draw nothing: they play out the same with this engine
+        for seat, data in row.actions[at:]:
+            table.game.apply(seat, game_type.action_from_data(data))
+    except (EngineError, KeyError, TypeError, ValueError) as exc:
+        raise StoreError(f"table {table.table_id}: this engine cannot apply the actions stored after the "
+                         f"checkpoint ({exc}); run the dab-server version that started the game") from None
+    if table.game.chance_drawn() != drawn:
+        raise StoreError(f"table {table.table_id}: this engine draws chance for the actions stored after the "
+                         "checkpoint, which drew none; run the dab-server version that started the game")
     rounds = table.rounds
     rounds.brought = {seat: chips for seat, _, chips in table.game.initial_players}
     for _, data in row.actions:
@@ -117,13 +138,24 @@ def _from_checkpoint(table: "Table", row: TableRow) -> None:
     table.engine_outdated = row.engine is not None  # the lobby marks it checkpoint-only once every table is back
 
 
-def save_checkpoint(table: "Table") -> None:
-    """Store the whole engine state of ``table`` (the lobby calls it just before it commits)."""
+def save_checkpoint(table: "Table", full: bool = False) -> None:
+    """Store where the game of ``table`` stands (the lobby calls it just before it commits): its action
+    count, pot and stacks always; its whole state (the checkpoint) if it drew chance or changed status
+    since the last one, or if ``full``.
+
+    Between two draws the game follows from its actions alone, so a checkpoint after each draw is
+    enough: the replay checks it where it was taken, and an upgraded engine continues from it by
+    applying the actions after it, which draw nothing (:func:`_from_checkpoint`). Building and
+    encoding the whole state was most of the CPU a durable action cost the event loop."""
     game = table.game
     if table.store is not None and game is not None:
         stacks = table.stacks()
+        mark = (game.status, game.chance_drawn())
+        state = None
+        if full or mark != table.checkpoint_mark:
+            state, table.checkpoint_mark = checkpoint_json(game), mark
         table.store.checkpoint(
-            table.table_id, checkpoint_json(game), len(game.history), table.rounds.rounds_started,
+            table.table_id, state, len(game.history), table.rounds.rounds_started,
             game.status.value, game.chips_in_play() - sum(stacks.values()), stacks,
         )
 

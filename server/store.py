@@ -10,10 +10,12 @@ What is stored, and why it is enough
   restore looks up with ``engine.games.find_game``), settings, host, private
   code, state, and once the game
   starts its RNG state at the start (``Game.initial_rng``), initial players,
-  engine settings and the fingerprint of the engine playing it. A checkpoint
-  (action count, round, phase, pot, stacks, and the full ``Game.to_data()``
-  without the history) is written with every unit of work that changed the
-  game, and the replay must reproduce it exactly on restore.
+  engine settings and the fingerprint of the engine playing it. The action
+  count, round, phase, pot and stacks are written with every unit of work that
+  changed the game; the full ``Game.to_data()`` without the history (the
+  checkpoint, with ``checkpoint_at``, the action count it was taken after) with
+  each unit that drew chance or changed the game's status, and at shutdown. The
+  replay must reproduce it exactly where it was taken.
 * ``seats``: who sits where (``player_id`` NULL for a bot, with its ``bot_level``), and whether a
   player left a running game (their seat is held and auto-played).
 * ``actions``: the engine's action log, in order. Because the engine is a pure
@@ -97,8 +99,7 @@ BUSY_WAIT = 0.1  # s: the longest a unit waits for another program's lock (it bl
 BUSY_BACKOFF = 1.0  # s: after a busy lock, try again without waiting for this long
 
 
-def _json(value: Any) -> str:
-    return json.dumps(value, separators=(",", ":"), sort_keys=True)
+_json = json.JSONEncoder(separators=(",", ":"), sort_keys=True).encode  # built once: every action is encoded
 
 
 # ----------------------------------------------------------------- schema
@@ -304,6 +305,14 @@ _V7_BOT_LEVEL = """
 ALTER TABLE seats ADD COLUMN bot_level TEXT;
 """
 
+# The number of actions a table's checkpoint was taken after (issue 19): a checkpoint is written after
+# each draw of chance and each change of the game's status, no longer after every action, and the
+# replay checks it where it was taken. Every checkpoint before version 8 was taken after every action.
+_V8_CHECKPOINT_AT = """
+ALTER TABLE tables ADD COLUMN checkpoint_at INTEGER;
+UPDATE tables SET checkpoint_at = actions WHERE checkpoint IS NOT NULL;
+"""
+
 # (version it produces, what it does, how). Append only; never edit a released step.
 MIGRATIONS: list[tuple[int, str, Migration]] = [
     (1, "initial schema", _script(_V1)),
@@ -314,6 +323,8 @@ MIGRATIONS: list[tuple[int, str, Migration]] = [
     (6, "player_rounds, player_games, players.hidden: each player's history and the leaderboard",
      _v6_player_history),
     (7, "seats: each bot's level", _script(_V7_BOT_LEVEL)),
+    (8, "tables: the action count of the checkpoint (written after draws, not after every action)",
+     _script(_V8_CHECKPOINT_AT)),
 ]
 
 
@@ -356,6 +367,7 @@ class TableRow:
     actions: list[tuple[int | None, dict[str, Any]]] = field(default_factory=list)
     snapshot: dict[str, Any] = field(default_factory=dict)
     checkpoint: dict[str, Any] | None = None
+    checkpoint_at: int | None = None  # the number of actions the checkpoint was taken after
 
 
 @dataclass
@@ -911,13 +923,20 @@ class Store:
         )
 
     def checkpoint(
-        self, table_id: str, state: str, actions: int, round_no: int, phase: str, pot: int, stacks: dict[int, int],
+        self, table_id: str, state: str | None, actions: int, round_no: int, phase: str, pot: int,
+        stacks: dict[int, int],
     ) -> None:
-        """The game as it stands after ``actions`` actions (``state``: ``Game.to_data()`` minus history, as JSON)."""
+        """The game after ``actions`` actions: its round, phase, pot and stacks (which the audit checks), and
+        if ``state`` is given the game's whole state then (``Game.to_data()`` minus history, as JSON)."""
+        stacks_json = _json({str(s): v for s, v in stacks.items()})
+        if state is None:
+            self._write("UPDATE tables SET actions = ?, round_no = ?, phase = ?, pot = ?, stacks = ? WHERE table_id = ?",
+                        (actions, round_no, phase, pot, stacks_json, table_id))
+            return
         self._write(
-            "UPDATE tables SET actions = ?, round_no = ?, phase = ?, pot = ?, stacks = ?, checkpoint = ? "
-            "WHERE table_id = ?",
-            (actions, round_no, phase, pot, _json({str(s): v for s, v in stacks.items()}), state, table_id),
+            "UPDATE tables SET actions = ?, round_no = ?, phase = ?, pot = ?, stacks = ?, checkpoint = ?, "
+            "checkpoint_at = ? WHERE table_id = ?",
+            (actions, round_no, phase, pot, stacks_json, state, actions, table_id),
         )
 
     def set_engine(self, table_id: str, engine: str | None) -> None:
@@ -969,7 +988,7 @@ class Store:
         marks = ",".join("?" * len(states))
         rows = self.conn.execute(
             "SELECT table_id, table_no, name, game, settings, host_id, private_code, state, rng, initial_players, "
-            "game_settings, engine, actions, round_no, phase, pot, stacks, checkpoint "
+            "game_settings, engine, actions, round_no, phase, pot, stacks, checkpoint, checkpoint_at "
             f"FROM tables WHERE state IN ({marks}) ORDER BY table_no",
             tuple(states),
         ).fetchall()
@@ -985,7 +1004,7 @@ class Store:
         self, table_id: str, table_no: int, name: str, game: str, settings: str, host_id: str | None,
         code: str | None, state: str, rng: str | None, players: str | None, game_settings: str | None, engine: str | None,
         actions: int, round_no: int | None, phase: str | None, pot: int | None, stacks: str | None,
-        checkpoint: str | None,
+        checkpoint: str | None, checkpoint_at: int | None,
     ) -> TableRow:
         row = TableRow(table_id, table_no, name, game, json.loads(settings), host_id, code, state)
         row.seats = [
@@ -1005,6 +1024,7 @@ class Store:
             row.game_settings = json.loads(game_settings)
             row.engine = engine
             row.checkpoint = json.loads(checkpoint) if checkpoint else None
+            row.checkpoint_at = checkpoint_at
             row.actions = self.actions(table_id)
             row.snapshot = {
                 "actions": actions, "round_no": round_no, "phase": phase, "pot": pot,

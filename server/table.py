@@ -17,8 +17,7 @@ appends it to the store's action log; membership changes go through
 :meth:`Table.save`. All of it joins the transaction of the request or timer
 step that caused it, which the lobby commits before any reply or push leaves
 (:meth:`server.lobby.Lobby.atomic`). Before the commit the lobby asks each
-table it touched for a checkpoint of the whole engine state
-(:meth:`Table.save_checkpoint`).
+table it touched for a checkpoint (:meth:`Table.save_checkpoint`).
 """
 
 from __future__ import annotations
@@ -164,6 +163,7 @@ class Table:
         self.away: set[int] = set()  # seats the table has set away (SetAway): their moves are played for them
         self.unattended_since: float | None = None  # when the lobby's sweep last found nobody here
         self.engine_outdated = False  # restored from its checkpoint: its log no longer replays from the seed
+        self.checkpoint_mark: tuple[Any, ...] | None = None  # status and chance at the last checkpoint (restore)
         self.loop = asyncio.get_running_loop()
         self.pacer = Pacer(self)
         self.audience = Audience(self)
@@ -195,9 +195,10 @@ class Table:
         rebuild(table, row)
         return table
 
-    def save_checkpoint(self) -> None:
-        """Store the whole engine state (called by the lobby just before it commits)."""
-        save_checkpoint(self)
+    def save_checkpoint(self, full: bool = False) -> None:
+        """Store where the game stands, the whole engine state when it drew chance or changed status or
+        if ``full`` (called by the lobby just before it commits; :func:`server.restore.save_checkpoint`)."""
+        save_checkpoint(self, full)
 
     # ------------------------------------------------------------ state
 

@@ -37,6 +37,7 @@ from engine.games.down_and_back.rules import DISCARD, PLAY
 from protocol import messages as m
 from scripted import ScriptedClient, autoplay
 from server import store as store_module
+from server.lobby import Lobby, LobbyConfig
 from server.net import GameServer
 from server.store import DB_NAME, Store, StoreError
 
@@ -492,6 +493,90 @@ async def test_a_game_survives_an_engine_upgrade_from_its_checkpoint(durable, mo
     await server.close(grace=1.0)
     server = await durable()  # and again: now it always restores from its checkpoint
     assert server.lobby.tables[tid].game.to_data()["standings"] == ann.views[tid]["standings"]
+
+
+async def crash_image(server: GameServer, ann: ScriptedClient, tid: str, directory) -> dict:
+    """What a kill -9 would leave now, in ``directory`` (SQLite's online backup of what is committed),
+    once the game waits for ann (so nothing more is being written); and the game as it stands."""
+    await ann.wait_for(lambda: ann.views[tid]["legal"])
+    directory.mkdir()
+    target = sqlite3.connect(directory / DB_NAME)
+    source = sqlite3.connect(server.lobby.store.path)
+    source.backup(target)
+    source.close()
+    target.close()
+    os.chmod(directory / DB_NAME, 0o600)
+    return server.lobby.tables[tid].game.to_data()
+
+
+def checkpoint_columns(db) -> tuple[int, int]:
+    conn = sqlite3.connect(db)
+    try:
+        return conn.execute("SELECT actions, checkpoint_at FROM tables").fetchone()
+    finally:
+        conn.close()
+
+
+async def test_a_crash_between_checkpoints_restores_the_exact_game(durable, tmp_path, table_config):
+    """The whole state is checkpointed after each draw of chance and each change of status, not after
+    every action: a crash image taken mid-round has actions after its checkpoint, and the restore
+    replays them to exactly the game that was running (hands, stock, turn, stacks)."""
+    server = await durable()
+    async with AsyncExitStack() as stack:
+        ann, tid = await start_a_game(server, stack, actions=5)
+        running = await crash_image(server, ann, tid, tmp_path / "crashed")
+    actions, checkpoint_at = checkpoint_columns(tmp_path / "crashed" / DB_NAME)
+    assert 0 < checkpoint_at < actions  # the checkpoint after the deal; the draws and discards after it
+    restored = Lobby(LobbyConfig(table=table_config, store=Store.open_dir(tmp_path / "crashed")), "restored")
+    try:
+        assert restored.tables[tid].game.to_data() == running
+    finally:
+        restored.close()
+    assert checkpoint_columns(tmp_path / "crashed" / DB_NAME) == (actions, actions)  # a shutdown writes it whole
+
+
+async def test_an_upgraded_engine_continues_a_crashed_game_from_its_checkpoint_and_the_actions_after_it(
+        durable, tmp_path, table_config, monkeypatch):
+    """After a crash and an engine upgrade, the game continues from its last checkpoint, the actions
+    after it applied by the new engine: they draw nothing, so every card is where it was."""
+    server = await durable()
+    async with AsyncExitStack() as stack:
+        ann, tid = await start_a_game(server, stack, actions=5)
+        running = await crash_image(server, ann, tid, tmp_path / "crashed")
+    from engine.rng import HashRng
+    from server import restore as restore_module
+    original = HashRng.randbelow
+    monkeypatch.setattr(HashRng, "randbelow", lambda self, n: (original(self, n) + 1) % n)
+    monkeypatch.setattr(restore_module, "fingerprint", lambda game_type: "an-upgraded-engine")
+    actions, checkpoint_at = checkpoint_columns(tmp_path / "crashed" / DB_NAME)
+    assert checkpoint_at < actions
+    restored = Lobby(LobbyConfig(table=table_config, store=Store.open_dir(tmp_path / "crashed")), "restored")
+    try:
+        assert restored.tables[tid].game.to_data() == running
+    finally:
+        restored.close()
+
+
+async def test_a_database_of_schema_7_is_upgraded_and_its_game_restored(durable, tmp_path, table_config):
+    """Version 8 adds ``checkpoint_at``: every checkpoint written before it was taken after every action."""
+    server = await durable()
+    async with AsyncExitStack() as stack:
+        ann, tid = await start_a_game(server, stack, actions=5)
+        await ann.wait_for(lambda: ann.views[tid]["legal"])
+        running = server.lobby.tables[tid].game.to_data()
+        await server.close(grace=1.0)
+    conn = sqlite3.connect(tmp_path / DB_NAME)
+    conn.executescript("ALTER TABLE tables DROP COLUMN checkpoint_at; UPDATE schema_version SET version = 7;")
+    conn.close()
+    restored = Lobby(LobbyConfig(table=table_config, store=Store.open_dir(tmp_path)), "upgraded")
+    try:
+        assert restored.store.version == 8 == store_module.schema_version()
+        assert restored.tables[tid].game.to_data() == running
+        actions, checkpoint_at = restored.store.conn.execute("SELECT actions, checkpoint_at FROM tables").fetchone()
+        assert checkpoint_at == actions > 0
+    finally:
+        restored.close()
+    assert (tmp_path / f"{DB_NAME}.v7.bak").exists()
 
 
 @pytest.mark.parametrize("edit, message", [

@@ -280,6 +280,9 @@ class Game:
     def stacks(self) -> dict[int, int]:
         return {p.seat: p.stack for p in self.players.values()}
 
+    def chance_drawn(self) -> tuple[int, ...]:
+        return self.fair.drawn(self.rng)
+
     def chips_in_play(self) -> int:
         return sum(p.stack + p.staked for p in self.players.values())
 

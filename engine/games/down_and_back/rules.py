@@ -266,6 +266,9 @@ class Game:
     def can_pay(self) -> list[int]:
         return [p.seat for p in self.players.values() if not p.out and p.stack >= self.settings.ante]
 
+    def chance_drawn(self) -> tuple[int, ...]:
+        return self.fair.drawn(self.rng)
+
     def chips_in_play(self) -> int:
         """Stacks plus pot: always equal to :attr:`brought`."""
         return sum(p.stack for p in self.players.values()) + self.pot
