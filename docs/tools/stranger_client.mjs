@@ -7,7 +7,7 @@
 // else's messages, reconnecting to the same seat and hand, and every deal's commitment and deck.
 //
 //     node docs/tools/stranger_client.mjs [--server PATH/dab-server | --python PATH/python] [--seed N] [--short]
-//         [--verbose] [--only protocol,lobby,down-and-back,down-and-back-variants,cribbage,cribbage-partners,cribbage-muggins,restart]
+//         [--verbose] [--only protocol,lobby,down-and-back,down-and-back-variants,cribbage,cribbage-partners,cribbage-muggins,sit-out,restart]
 //
 // --python runs `python -m server` from this checkout; --short plays one round of Down and Back.
 //
@@ -571,6 +571,97 @@ function checkSummary(t, where) {
   for (const p of t.players || []) keysCheck(p, PLAYER_SUMMARY_KEYS, `${where} player summary`, { exact: true });
 }
 
+// ---------------------------------------------------------------- the rules, checked from the events
+
+const rankOf = (c) => c.slice(0, -1), suitOf = (c) => c.slice(-1), ordOf = (c) => RANKS.indexOf(rankOf(c)) + 1;
+const pips = (c) => Math.min(10, ordOf(c));
+
+/** Cribbage's show (rules "The show"): a hand of four with the starter; the crib's flush needs all five. */
+function showPoints(hand, starter, crib) {
+  const all = [...hand, starter];
+  let points = 0;
+  for (let mask = 1; mask < 32; mask++) if (all.filter((_, i) => mask & (1 << i)).reduce((a, c) => a + pips(c), 0) === 15) points += 2;
+  for (let i = 0; i < 5; i++) for (let j = i + 1; j < 5; j++) if (rankOf(all[i]) === rankOf(all[j])) points += 2;
+  for (let size = 5; size >= 3; size--) {
+    let runs = 0;
+    for (let mask = 1; mask < 32; mask++) {
+      const pick = all.filter((_, i) => mask & (1 << i));
+      if (pick.length !== size) continue;
+      const ords = pick.map(ordOf).sort((a, b) => a - b);
+      if (new Set(ords).size === size && ords[size - 1] - ords[0] === size - 1) runs++;
+    }
+    if (runs) { points += runs * size; break; }
+  }
+  const suit = suitOf(hand[0]);
+  if (hand.every((c) => suitOf(c) === suit)) {
+    if (suitOf(starter) === suit) points += 5; else if (!crib) points += 4;
+  }
+  if (hand.some((c) => rankOf(c) === "J" && suitOf(c) === suitOf(starter))) points += 1;
+  return points;
+}
+
+/** Cribbage's play: what the card just laid pegs, from the cards laid since the last reset. */
+function playPoints(series) {
+  const count = series.reduce((a, c) => a + pips(c), 0);
+  let points = count === 15 || count === 31 ? 2 : 0;
+  let same = 1;
+  while (same < series.length && rankOf(series[series.length - 1 - same]) === rankOf(series[series.length - 1])) same++;
+  points += { 1: 0, 2: 2, 3: 6, 4: 12 }[same];
+  for (let size = series.length; size >= 3; size--) {
+    const ords = series.slice(-size).map(ordOf).sort((a, b) => a - b);
+    if (new Set(ords).size === size && ords[size - 1] - ords[0] === size - 1) { points += size; break; }
+  }
+  return { count, points };
+}
+
+/** Follows one seat's events and checks them against the rules files. */
+class RulesWatcher {
+  constructor(game, where) { Object.assign(this, { game, where }); this.series = []; this.carried = 0; this.lastDealer = null; this.counted = 0; }
+  event(e) {
+    const where = `${this.where} rules`;
+    if (this.game === "down-and-back") {
+      if (e.kind === "round") {
+        const n = e.seats.length;
+        check(e.dealer === e.seats[n - 1], where, `round ${e.round}: the dealer ${e.dealer} is not the last of the play order ${e.seats}`);
+        check(e.cutter === e.seats[n - 2], where, `round ${e.round}: the cutter ${e.cutter} is not the dealer's right (${e.seats})`);
+        check(e.pot === e.ante * n + this.carried, where, `round ${e.round}: pot ${e.pot}, antes ${e.ante}×${n} + carried ${this.carried}`);
+        if (this.lastDealer !== null) {
+          const next = [...e.seats].sort((a, b) => a - b).find((s) => s > this.lastDealer) ?? Math.min(...e.seats);
+          check(e.dealer === next, where, `round ${e.round}: the deal went to ${e.dealer}, not one seat clockwise from ${this.lastDealer} (${next})`);
+        }
+        const order = [...e.seats].sort((a, b) => a - b), i = order.indexOf(e.dealer);
+        check(JSON.stringify(e.seats) === JSON.stringify([...order.slice(i + 1), ...order.slice(0, i + 1)]), where, `round ${e.round}: play order ${e.seats} is not clockwise from the dealer's left`);
+        this.lastDealer = e.dealer;
+      }
+      if (e.kind === "result") {
+        const both = e.down_winner === e.back_winner;
+        check(e.winner === (both ? e.down_winner : null) && e.carried === (both ? 0 : e.pot), where, `result ${JSON.stringify(e)}: the pot goes to whoever wins both, else it carries`);
+        this.carried = e.carried;
+      }
+    } else {
+      if (e.kind === "round" || e.kind === "reset") this.series = [];
+      if (e.kind === "play") {
+        this.series.push(e.card);
+        const { count, points } = playPoints(this.series);
+        check(e.count === count && count <= 31, where, `play ${e.card}: count ${e.count}, the series ${this.series} makes ${count}`);
+        check(e.points === points, where, `play ${e.card} after ${this.series.slice(0, -1)}: pegged ${e.points} (${e.reason}), the rules give ${points}`);
+      }
+      if (e.kind === "show") {
+        const points = showPoints(e.cards, e.starter, e.what === "crib");
+        check(e.points === points, where, `show of ${e.what} ${e.cards} + ${e.starter}: ${e.points}, the rules give ${points}`);
+        check(e.items.reduce((a, it) => a + it.points, 0) === e.points, where, `show items do not add up to ${e.points}`);
+        this.counted++;
+      }
+      if (e.kind === "claim") {
+        const worth = showPoints(e.cards, e.starter, e.what === "crib");
+        check(e.points === Math.min(e.claimed, worth), where, `claim of ${e.claimed} for ${e.cards} + ${e.starter} (worth ${worth}) pegged ${e.points}`);
+        this.counted++;
+      }
+      if (e.kind === "muggins") check(e.points === (e.take ? e.missed : 0), where, `muggins ${JSON.stringify(e)}`);
+    }
+  }
+}
+
 // ---------------------------------------------------------------- playing
 
 /** Choose an action at random among what the view's `legal` list allows (each game's document §4). */
@@ -599,6 +690,7 @@ function autoplay(conn, game, { totalChips }) {
     checkShapes(conn, msg);
     checkHidden(conn, msg);
     if (msg.type === "event") for (const e of msg.events) {
+      if (conn.rules) conn.rules.event(e);
       if (e.kind === "round") conn.fair.roundEvents.set(e.round, e);
       conn.fair.event(e);
       const dealtIn = conn.fair.roundEvents.get(e.round)?.seats?.includes(conn.seat) ?? true;
@@ -711,6 +803,13 @@ async function protocolErrors(port) {
   await expectFatal("UnknownType", msg({ type: "teleport", id: 4 }), "unknown_type");
   await expectFatal("ClientWelcome", msg({ type: "welcome", id: 4 }), "unknown_type");
   await expectFatal("LongChat", msg({ type: "chat", id: 4, text: "x".repeat(1001) }), "too_long");
+  await expectFatal("StrictSettings", msg({ type: "create_table", id: 4, name: "x", settings: { colour: "red" }, private_code: null }), "bad_message");
+  await expectFatal("WideAction", msg({ type: "act", id: 4, action: Object.fromEntries([["kind", "cut"], ...[...Array(16).keys()].map((i) => [`k${i}`, i])]) }), "too_long");
+  await expectFatal("NoKind", msg({ type: "act", id: 4, action: { position: 3 } }), "bad_message");
+  await expectFatal("UpperSeed", msg({ type: "client_seed", id: 4, seed: "ABCD" }), "bad_message");
+  await expectFatal("SeatRange", msg({ type: "join", id: 4, table_id: "t1", seat: 8, private_code: null }), "bad_message");
+  await expectFatal("BadTableId", msg({ type: "join", id: 4, table_id: "t 1", seat: null, private_code: null }), "bad_message");
+  await expectFatal("LongName", msg({ type: "hello", id: 1, version: 2, name: "n".repeat(65), token: null, client: null }), "too_long", { hello: false });
   await expectFatal("NoHello", msg({ type: "list_tables", id: 1 }), "hello_required", { hello: false });
   await expectFatal("TwoHellos", msg({ type: "hello", id: 9, version: 2, name: "Again", token: null, client: null }), "already_greeted");
   await expectFatal("OldVersion", msg({ type: "hello", id: 1, version: 1, name: "Oldie", token: null, client: null }), "version_mismatch",
@@ -835,6 +934,7 @@ async function downAndBack(port, { humans = 3, bots = 1, rules = { ante: 10, sta
   const [host, ...others] = conns;
   const totalChips = { value: null };
   for (const c of conns) { autoplay(c, "down-and-back", { totalChips }); c.sendSeeds = true; }
+  host.rules = new RulesWatcher("down-and-back", host.label);
   const made = await host.request("create_table", { name: "Stranger's table", settings: { game: "down-and-back", seats: humans + bots, rules }, private_code: null }, { expect: "ok" });
   const tableId = made.result.table_id;
   for (const c of others) {
@@ -889,7 +989,6 @@ async function downAndBack(port, { humans = 3, bots = 1, rules = { ante: 10, sta
   }
   await host.request("start", {}, { expect: "ok" });
   // Reconnect a non-host mid-game: same seat, same hand (§9).
-  let reconnected = !reconnect;
   if (reconnect) {
     const b = others[0];
     await mistakesDone;
@@ -918,11 +1017,11 @@ async function downAndBack(port, { humans = 3, bots = 1, rules = { ante: 10, sta
     fresh.label = b.label; fresh.fair = b.fair; fresh.fair.conn = fresh; fresh.sendSeeds = true;
     autoplay(fresh, "down-and-back", { totalChips });
     for (const m of fresh.inbox) if (m.type === "event") for (const e of m.events) fresh.fair.event(e);  // pushed before autoplay
-    fresh.lastDecision = lastDecision; fresh.view = v; fresh.seat = v.table.seat;
+    fresh.lastDecision = lastDecision; fresh.seat = v.table.seat;
+    fresh.view = [...fresh.inbox].reverse().find((m) => m.type === "view");  // views may have come since v
     conns[conns.indexOf(b)] = fresh; others[0] = fresh;
     log("reconnected", fresh.label, JSON.stringify(v.decision), "latest", JSON.stringify(fresh.view.decision));
-    maybeAct(fresh, "down-and-back", v);
-    reconnected = true;
+    maybeAct(fresh, "down-and-back", fresh.view);
   }
   const finals = await Promise.all(conns.map((c) => c.waitFor(isOver, { what: "game over", timeout: 60000 })));
   if (!mistakes) note("down-and-back", "the game ended before the deliberate mistakes could be made");
@@ -967,6 +1066,7 @@ async function cribbage(port, { humans = 2, seats = 2, bots = seats - humans, ru
   const [host, ...others] = conns;
   const totalChips = { value: null };
   for (const c of conns) { autoplay(c, "cribbage", { totalChips }); c.sendSeeds = true; }
+  host.rules = new RulesWatcher("cribbage", host.label);
   const made = await host.request("create_table", { name: "Crib", settings: { game: "cribbage", seats, rules }, private_code: null }, { expect: "ok" });
   const tableId = made.result.table_id;
   for (const c of others) await c.request("join", { table_id: tableId, seat: null, private_code: null }, { expect: "ok" });
@@ -999,7 +1099,65 @@ async function cribbage(port, { humans = 2, seats = 2, bots = seats - humans, ru
     check(c.fair.verified === final.round, `${c.label} fair`, `verified ${c.fair.verified} of ${final.round} deals`);
     c.checkAllReplied(); c.close();
   }
-  return { deals: final.round, games: won.length, verifiedDeals: conns.map((c) => c.fair.verifiedDeals || 0) };
+  return { deals: final.round, games: won.length, counted: host.rules.counted, verifiedDeals: conns.map((c) => c.fair.verifiedDeals || 0) };
+}
+
+/** PROTOCOL.md §5.1 sit_out and leave: the server plays an away seat at once, deals it out, deals it back in. */
+async function sitOut(port) {
+  const [ann, bob] = [await greet(port, `Ann${randint(100, 999)}`), await greet(port, `Bob${randint(100, 999)}`)];
+  const totalChips = { value: null };
+  for (const c of [ann, bob]) autoplay(c, "down-and-back", { totalChips });
+  const made = await ann.request("create_table", { name: "Away", settings: { seats: 3, rules: { ante: 10, stack: 1000 } }, private_code: null }, { expect: "ok" });
+  const tableId = made.result.table_id;
+  await bob.request("join", { table_id: tableId, seat: null, private_code: null }, { expect: "ok" });
+  await ann.request("add_bot", { level: "easy" }, { expect: "ok" });
+  bob.paused = true;
+  let since = bob.mark();
+  await ann.request("start", {}, { expect: "ok" });
+  await bob.request("sit_out", { away: true }, { expect: "ok" });
+  await bob.request("sit_out", { away: true }, { expect: "ok" });  // asking for what you are changes nothing
+  await bob.waitFor((m) => m.type === "event" && m.events.some((e) => e.kind === "away" && e.seat === bob.seat), { since, what: "the away event" });
+  const away = await bob.waitFor((m) => m.type === "view" && m.table.members.find((x) => x.seat === bob.seat)?.away, { since, what: "a view with bob away" });
+  check(away.game.players.find((p) => p.seat === bob.seat).away, "sit_out", "the game's player map does not say away");
+  // Round 2 deals bob out: no ante, no hand, no legal actions.
+  since = bob.mark();
+  const r2 = await bob.waitFor((m) => m.type === "event" && m.events.some((e) => e.kind === "round" && e.round === 2), { since, what: "round 2", timeout: 30000 });
+  const round2 = r2.events.find((e) => e.kind === "round");
+  check(!round2.seats.includes(bob.seat), "sit_out", `an away seat is dealt into round 2: ${round2.seats}`);
+  const v2 = await bob.waitFor((m) => m.type === "view" && m.game?.round === 2 && m.game.phase === "play", { since, what: "round 2's play" });
+  check(v2.game.hand.length === 0 && v2.game.legal.length === 0, "sit_out", `a seat not dealt in has hand ${v2.game.hand} and legal ${JSON.stringify(v2.game.legal)}`);
+  check(!v2.game.players.find((p) => p.seat === bob.seat).in_round, "sit_out", "in_round is true for a seat not dealt in");
+  await bob.request("client_seed", { seed: "ab" }, { expect: "illegal_action" });
+  await bob.request("act", { action: { kind: "take_stock" } }, { expect: "not_your_turn" });
+  since = bob.mark();
+  await bob.request("sit_out", { away: false }, { expect: "ok" });
+  await bob.waitFor((m) => m.type === "event" && m.events.some((e) => e.kind === "back" && e.seat === bob.seat), { since, what: "the back event" });
+  bob.paused = false;
+  const r3 = await bob.waitFor((m) => m.type === "event" && m.events.some((e) => e.kind === "round" && e.round === 3), { since, what: "round 3", timeout: 30000 });
+  check(r3.events.find((e) => e.kind === "round").seats.includes(bob.seat), "sit_out", "a seat back from away is not dealt into the next round");
+  // The host leaves the running game: the seat is held and played, the host role moves to bob; ann comes back.
+  since = bob.mark();
+  ann.paused = true;
+  while (ann.acting) await ann.actPromise;
+  if (ann.fair.current) ann.fair.current.resumed = true;  // away from the table, ann misses this round's events
+  await ann.request("leave", {}, { expect: "ok" });
+  const left = await bob.waitFor((m) => m.type === "view" && !m.table.members.find((x) => x.seat === 0)?.connected, { since, what: "ann's seat held" });
+  const held = left.table.members.find((x) => x.seat === 0);
+  check(held && held.away && !held.connected, "leave", `a seat left in a running game: ${JSON.stringify(held)}`);
+  check(left.table.host_seat === bob.seat, "leave", `the host role went to ${left.table.host_seat}, not to the human still seated (${bob.seat})`);
+  const lt = await ann.request("list_tables", {}, { expect: "ok" });
+  check(lt.result.tables.some((t) => t.table_id === tableId && t.players.find((p) => p.seat === 0 && !p.connected)), "leave", "the lobby does not show ann's held seat as not connected");
+  const rejoin = await ann.request("join", { table_id: tableId, seat: null, private_code: null }, { expect: "ok" });
+  check(rejoin.result.seat === 0, "leave", `came back to seat ${rejoin.result.seat}, not 0`);
+  ann.paused = false;
+  await bob.request("end_game", {}, { expect: "ok" });
+  const over = await ann.waitFor(isOver, { what: "game over" });
+  const ev = ann.inbox.filter((m) => m.type === "event").flatMap((m) => m.events).find((e) => e.kind === "game_over");
+  check(ev && Array.isArray(ev.refunds), "end_game", `game_over ${JSON.stringify(ev)}`);
+  await ann.request("end_game", {}, { expect: "not_host" });
+  await bob.request("end_game", {}, { expect: "no_game" });
+  for (const c of [ann, bob]) { c.checkAllReplied(); c.close(); }
+  return { rounds: over.game.round };
 }
 
 /** README "Durability": kill -9 mid-round, restart on the same data directory: same seats, same cards, play on. */
@@ -1031,7 +1189,7 @@ async function restart(server) {
     } else problem("restart", `the round did not survive the restart: phase ${v.game.phase}`);
     c.label = b.label;
     autoplay(c, "down-and-back", { totalChips });
-    c.seat = v.table.seat; c.view = v;
+    c.seat = v.table.seat; c.view = [...c.inbox].reverse().find((m) => m.type === "view");
     back.push(c);
   }
   for (const c of back) maybeAct(c, "down-and-back", c.view);
@@ -1058,6 +1216,7 @@ async function main() {
     cribbage: (port) => cribbage(port, { humans: 2, seats: 3, bots: 0 }),
     "cribbage-partners": (port) => cribbage(port, { humans: 2, seats: 4, rules: { target: 61, stake: 50 }, endAfterGame: true }),
     "cribbage-muggins": (port) => cribbage(port, { humans: 3, seats: 3, rules: { target: 61, muggins: true, stake: 10 }, endAfterGame: true }),
+    "sit-out": (port) => sitOut(port),
     restart: null,  // below: it replaces the server
   };
   const only = opt("--only", Object.keys(scenarios).join(",")).split(",");
