@@ -460,12 +460,21 @@ class FairWatcher {
     }
   }
   checkCribbageDeal(r, stream, where) {
-    // Round 1 starts with the draw for the deal (its details are not spelt out enough to replay here):
-    // check the deal of every later round, which the cut before the deal fixes.
+    // FAIRNESS.md §3: round 1 begins with the draw for the deal, from one shuffled pack; then the dealer
+    // shuffles the sorted pack for the deal. Later rounds: the sorted pack shuffled, then the cut before the deal.
     const deal = r.events.filter((x) => x.kind === "deal"), cut = r.events.find((x) => x.kind === "cut");
-    const start = this.roundEvents?.get(r.round);
-    if (!cut || !start || r.events.some((x) => x.kind === "draw")) return;
+    const draws = r.events.filter((x) => x.kind === "draw");
+    if (!cut || r.events.some((x) => x.kind === "draw_tie")) return;  // a redraw: not followed here
+    if (draws.length) {  // each seat cuts the pack as it lies, less the cards drawn before: it draws the card at the cut
+      let pack = stream.shuffle(SORTED_PACK);
+      for (const d of draws) {
+        if (d.random) stream.below(pack.length - 8 + 1);
+        check(pack[d.position] === d.card, where, `cribbage round ${r.round}: seat ${d.seat} cut ${d.position} and drew ${d.card}; the committed pack has ${pack[d.position]} there (draw for the deal)`);
+        pack = pack.filter((c) => c !== d.card);
+      }
+    }
     let deck = stream.shuffle(SORTED_PACK);
+    if (cut.random) stream.below(52 - 8 + 1);
     deck = [...deck.slice(cut.position), ...deck.slice(0, cut.position)];
     const mine = deal.find((x) => x.seat === this.conn.seat && x.hand);
     if (!mine) return;
@@ -614,6 +623,62 @@ function playPoints(series) {
   return { count, points };
 }
 
+// Down and Back's hands (rules "Going-down hands", "Coming-back hands"): a key that compares best-first.
+const FACE = (c) => ["J", "Q", "K"].includes(rankOf(c));
+const desc = (cards) => cards.map(ordOf).sort((a, b) => b - a);
+function straight(cards) { const o = desc(cards); return new Set(o).size === o.length && o[0] - o[o.length - 1] === o.length - 1; }
+const oneSuit = (cards) => cards.every((c) => suitOf(c) === suitOf(cards[0]));
+function pairs(cards) {  // [pair, others] for every choice of two cards of one rank
+  const out = [];
+  for (let i = 0; i < cards.length; i++) for (let j = i + 1; j < cards.length; j++)
+    if (rankOf(cards[i]) === rankOf(cards[j])) out.push([[cards[i], cards[j]], cards.filter((_, k) => k !== i && k !== j)]);
+  return out;
+}
+function downKey(h) {  // 8 Quad .. 1 High card
+  const byRank = {};
+  for (const c of h) (byRank[rankOf(c)] ||= []).push(c);
+  const groups = Object.values(byRank).sort((a, b) => b.length - a.length || ordOf(b[0]) - ordOf(a[0]));
+  if (groups[0].length === 4) return [8, ordOf(groups[0][0])];
+  if (groups[0].length === 3) {
+    const [three, [fourth]] = [groups[0], groups[1]];
+    const missing = ["S", "H", "D", "C"].find((x) => !three.some((c) => suitOf(c) === x));
+    if (suitOf(fourth) === missing || FACE(fourth)) return [7, ordOf(three[0])];
+  }
+  if (oneSuit(h) && straight(h)) return [6, desc(h)[0]];
+  if (straight(h)) return [5, desc(h)[0]];
+  if (oneSuit(h)) return [4, ...desc(h)];
+  if (groups[0].length === 2 && groups[1].length === 2) return [3, ordOf(groups[0][0]), ordOf(groups[1][0])];
+  let best = null;
+  for (const [pair, odd] of pairs(h)) {
+    const pairSuits = pair.map(suitOf), faces = odd.filter(FACE).length;
+    const ok = faces === 2 || (faces === 0 && suitOf(odd[0]) !== suitOf(odd[1]) && odd.every((c) => !pairSuits.includes(suitOf(c))))
+      || (faces === 1 && !pairSuits.includes(suitOf(odd.find((c) => !FACE(c)))));
+    if (ok) { const key = [2, ordOf(pair[0]), ...desc(odd)]; if (!best || compareKeys(key, best) > 0) best = key; }
+  }
+  return best || [1, ...desc(h)];
+}
+function backKey(h) {  // 6 Prial .. 1 High card
+  if (h.every((c) => rankOf(c) === rankOf(h[0]))) return [6, ordOf(h[0])];
+  if (oneSuit(h) && straight(h)) return [5, desc(h)[0]];
+  if (straight(h)) return [4, desc(h)[0]];
+  if (oneSuit(h)) return [3, ...desc(h)];
+  for (const [pair, [third]] of pairs(h)) if (FACE(third) || !pair.map(suitOf).includes(suitOf(third))) return [2, ordOf(pair[0]), ordOf(third)];
+  return [1, ...desc(h)];
+}
+function compareKeys(a, b) { for (let i = 0; i < Math.max(a.length, b.length); i++) if ((a[i] ?? 0) !== (b[i] ?? 0)) return (a[i] ?? 0) - (b[i] ?? 0); return 0; }
+
+/** The rules' counts over every hand: my evaluator must reproduce them before it judges the server's showdowns. */
+function selfTestHands() {
+  const counts4 = [0, 0, 0, 0, 0, 0, 0, 0, 0], counts3 = [0, 0, 0, 0, 0, 0, 0];
+  const P = SORTED_PACK;
+  for (let a = 0; a < 52; a++) for (let b = a + 1; b < 52; b++) for (let c = b + 1; c < 52; c++) {
+    counts3[backKey([P[a], P[b], P[c]])[0]]++;
+    for (let d = c + 1; d < 52; d++) counts4[downKey([P[a], P[b], P[c], P[d]])[0]]++;
+  }
+  check(JSON.stringify(counts4.slice(1).reverse()) === JSON.stringify([13, 1056, 40, 2520, 2820, 2808, 25308, 236160]), "rules self-test", `4-card counts ${counts4.slice(1).reverse()}`);
+  check(JSON.stringify(counts3.slice(1).reverse()) === JSON.stringify([52, 44, 660, 1100, 2304, 17940]), "rules self-test", `3-card counts ${counts3.slice(1).reverse()}`);
+}
+
 /** Follows one seat's events and checks them against the rules files. */
 class RulesWatcher {
   constructor(game, where) { Object.assign(this, { game, where }); this.series = []; this.carried = 0; this.lastDealer = null; this.counted = 0; }
@@ -634,6 +699,18 @@ class RulesWatcher {
         this.lastDealer = e.dealer;
       }
       if (e.kind === "result") {
+        for (const [half, keyOf, winner, draws] of [["down", downKey, e.down_winner, e.down_draws], ["back", backKey, e.back_winner, e.back_draws]]) {
+          const keys = e.reveal.map((r) => [r.seat, keyOf(r[half])]);
+          const top = keys.reduce((a, [, k]) => (compareKeys(k, a) > 0 ? k : a), keys[0][1]);
+          const tied = keys.filter(([, k]) => compareKeys(k, top) === 0).map(([s]) => s).sort();
+          if (tied.length === 1) check(winner === tied[0] && draws.length === 0, where, `round ${e.round} ${half}: the rules make seat ${tied[0]} best (${JSON.stringify(keys)}), the server says ${winner}`);
+          else {
+            check(JSON.stringify(draws[0]?.map((d) => d.seat).sort()) === JSON.stringify(tied), where, `round ${e.round} ${half}: seats ${tied} tie, the draws are ${JSON.stringify(draws)}`);
+            const last = draws[draws.length - 1] || [], high = Math.max(...last.map((d) => ordOf(d.card)));
+            const top2 = last.filter((d) => ordOf(d.card) === high);
+            check(top2.length === 1 && top2[0].seat === winner, where, `round ${e.round} ${half}: tie-break ${JSON.stringify(draws)} won by ${winner}`);
+          }
+        }
         const both = e.down_winner === e.back_winner;
         check(e.winner === (both ? e.down_winner : null) && e.carried === (both ? 0 : e.pot), where, `result ${JSON.stringify(e)}: the pot goes to whoever wins both, else it carries`);
         this.carried = e.carried;
@@ -1221,6 +1298,7 @@ async function main() {
   };
   const only = opt("--only", Object.keys(scenarios).join(",")).split(",");
   selfTestFairness();
+  if (!short) selfTestHands();
   let server = await startServer(command);
   const summary = { seed: Number(seed) };
   try {
