@@ -7,9 +7,10 @@
 // else's messages, reconnecting to the same seat and hand, and every deal's commitment and deck.
 //
 //     node docs/tools/stranger_client.mjs [--server PATH/dab-server | --python PATH/python] [--seed N] [--short]
-//         [--verbose] [--only protocol,lobby,down-and-back,down-and-back-variants,cribbage,cribbage-partners,cribbage-muggins,sit-out,restart]
+//         [--verbose] [--only protocol,lobby,down-and-back,down-and-back-variants,cribbage,cribbage-partners,cribbage-muggins,sit-out,restart,timeouts]
 //
-// --python runs `python -m server` from this checkout; --short plays one round of Down and Back.
+// --python runs `python -m server` from this checkout; --short plays one round of Down and Back;
+// every scenario runs but `timeouts` (25 s of waiting), which --only names.
 //
 // Exit code 0 when nothing differs from the documents; 1 with every difference printed.
 
@@ -134,6 +135,8 @@ function random() {  // splitmix64
   return Number((z ^ (z >> 31n)) >> 11n) / 2 ** 53;
 }
 const randint = (lo, hi) => lo + Math.floor(random() * (hi - lo + 1));
+let names = 0;
+const uniq = () => `${++names}${randint(10, 99)}`;  // names in use are refused (§8.1): every player gets its own
 const choice = (xs) => xs[Math.floor(random() * xs.length)];
 function sample(xs, k) { const a = [...xs]; for (let i = a.length - 1; i > 0; i--) { const j = randint(0, i); [a[i], a[j]] = [a[j], a[i]]; } return a.slice(0, k); }
 
@@ -928,6 +931,20 @@ async function protocolErrors(port) {
   }
 }
 
+/** §6.1, §6.3: the timeouts (10 s without a hello, 15 s for a begun frame); slow, so not run by default. */
+async function timeouts(port) {
+  const silent = await new Conn("Silent", port).open();
+  const halfway = await greet(port, "Halfway");
+  halfway.sendRaw(Buffer.from([0, 0, 0, 9, 0x82]));  // a frame begun, never finished
+  const [a, b] = await Promise.all([
+    silent.waitFor((m) => m.type === "bye", { what: "bye hello_timeout", timeout: 20000 }),
+    halfway.waitFor((m) => m.type === "bye", { what: "bye frame_timeout", timeout: 25000 }),
+  ]).catch((e) => { problem("timeouts", e.message); return [null, null]; });
+  check(a?.reason === "hello_timeout", "timeouts", `no hello: ${JSON.stringify(a)}`);
+  check(b?.reason === "frame_timeout", "timeouts", `a frame left unfinished: ${JSON.stringify(b)}`);
+  silent.close(); halfway.close();
+}
+
 /** Non-fatal errors at the lobby (§5.1, §7). */
 async function lobbyErrors(port) {
   const c = await greet(port, "Lobbyist");
@@ -957,7 +974,10 @@ async function lobbyErrors(port) {
   await c.request("past_games", {});
   await c.request("leaderboard", {});
   await c.request("leaderboard", { game: "chess" }, { expect: "no_such_game" });
-  await c.request("stats", {});
+  const st = await c.request("stats", {}, { expect: "ok" });
+  for (const [k, v] of Object.entries(st.result || {})) check(typeof v === "number", "stats", `${k} is not a number: ${JSON.stringify(v)}`);
+  const lb = await c.request("leaderboard", { by: "wins", limit: 5 }, { expect: "ok" });
+  for (const e of lb.result?.players || []) keysCheck(e, ["rank", "name", "balance", "games", "wins"], "leaderboard entry");
   for (const [settings, why] of [[{ game: "chess" }, "unknown game"], [{ seats: 6 }, "seats over the game's max"], [{ seats: 1 }, "seats under min"],
     [{ rules: { ante: 0 } }, "ante 0"], [{ rules: { ante: 20, stack: 10 } }, "stack under ante"], [{ rules: { turns: 8 } }, "turns 8"],
     [{ rules: { colour: 1 } }, "unknown rule"], [{ rules: { early_call: 1 } }, "int for a bool rule"], [{ game: "cribbage", rules: { target: 100 } }, "target 100"],
@@ -982,11 +1002,21 @@ async function lobbyErrors(port) {
   await c.request("act", { action: { kind: "take_stock" } }, { expect: "no_game" });
   await c.request("chat", { text: "y".repeat(201) }, { expect: "too_long" });
   const d = await greet(port, "Joiner");
+  const listed = await d.waitFor((m) => m.type === "tables" && m.tables.some((t) => t.table_id === v.table_id), { what: "the lobby's tables push" }).catch((e) => problem("tables", e.message));
+  if (listed) check(listed.tables.find((t) => t.table_id === v.table_id).private === true, "tables", "a private table is not shown private");
+  await c.request("chat", { text: "before you came" }, { expect: "ok" });
   await d.request("join", { table_id: v.table_id, seat: null, private_code: null }, { expect: "wrong_code" });
   await d.request("join", { table_id: v.table_id, seat: null, private_code: "wrong" }, { expect: "wrong_code" });
   await d.request("join", { table_id: v.table_id, seat: 0, private_code: "sesame" }, { expect: "seat_taken" });
   await d.request("join", { table_id: v.table_id, seat: 7, private_code: "sesame" }, { expect: "no_such_seat" });
+  const sinceJoin = d.mark();
   await d.request("join", { table_id: v.table_id, seat: 2, private_code: "sesame" }, { expect: "ok" });
+  const said = await d.waitFor((m) => m.type === "chat_message", { since: sinceJoin, what: "the table's recent chat" }).catch((e) => problem("chat", e.message));
+  if (said) {
+    check(said.text === "before you came" && said.seat === 0 && said.name === "Lobbyist", "chat", `recent chat ${JSON.stringify(said)}`);
+    const firstView = d.inbox.slice(sinceJoin).findIndex((m) => m.type === "view"), firstChat = d.inbox.slice(sinceJoin).indexOf(said);
+    check(firstView >= 0 && firstView < firstChat, "chat", "the recent chat came before the first view (§5.2: right after it)");
+  }
   await d.request("join", { table_id: v.table_id, seat: null, private_code: "sesame" }, { expect: "already_at_table" });
   await d.request("start", {}, { expect: "not_host" });
   await d.request("add_bot", {}, { expect: "not_host" });
@@ -1003,7 +1033,7 @@ async function lobbyErrors(port) {
 
 /** A Down and Back game with `humans` human seats and `bots` bots, played to its natural end. */
 async function downAndBack(port, { humans = 3, bots = 1, rules = { ante: 10, stack: 30 }, spectator = true, reconnect = true }) {
-  const names = ["Ann", "Bob", "Cyd", "Dee", "Eve"].slice(0, humans).map((n) => `${n}${randint(100, 999)}`);
+  const names = ["Ann", "Bob", "Cyd", "Dee", "Eve"].slice(0, humans).map((n) => `${n}${uniq()}`);
   const conns = [];
   for (const n of names) conns.push(await greet(port, n));
   const balances = [];
@@ -1021,7 +1051,7 @@ async function downAndBack(port, { humans = 3, bots = 1, rules = { ante: 10, sta
   for (let i = 0; i < bots; i++) await host.request("add_bot", { level: choice(["easy", "normal", "strong", null]) }, { expect: "ok" });
   let watcher = null;
   if (spectator) {
-    watcher = await greet(port, `Spec${randint(100, 999)}`);
+    watcher = await greet(port, `Spec${uniq()}`);
     autoplay(watcher, "down-and-back", { totalChips });
     await watcher.request("watch", { table_id: tableId, private_code: null }, { expect: "ok" });
   }
@@ -1123,7 +1153,7 @@ async function downAndBack(port, { humans = 3, bots = 1, rules = { ante: 10, sta
   if (pr.result.rounds.length) {
     const rp = await conns[0].request("replay", { table_id: tableId, round: pr.result.rounds[0].round });
     for (const s of rp.result?.steps || []) { keysCheck(s, ["seat", "events", "view"], "replay step"); checkHidden(Object.assign(Object.create(conns[0]), { seat: rp.result.seat, game: "down-and-back", label: "replay" }), { type: "event", events: s.events }); }
-    const stranger = watcher || (await greet(port, `Nosy${randint(100, 999)}`));
+    const stranger = watcher || (await greet(port, `Nosy${uniq()}`));
     if (watcher) await watcher.request("leave", {}, { expect: "ok" });
     await stranger.request("replay", { table_id: tableId, round: 1 }, { expect: "no_such_round" });
   }
@@ -1135,7 +1165,7 @@ async function downAndBack(port, { humans = 3, bots = 1, rules = { ante: 10, sta
 
 /** A Cribbage table with `humans` human seats (and bots to fill `seats`), played until the table is over. */
 async function cribbage(port, { humans = 2, seats = 2, bots = seats - humans, rules = { target: 61, stake: 10000 }, endAfterGame = false }) {
-  const names = ["Cat", "Dan", "Ed", "Flo"].slice(0, humans).map((n) => `${n}${randint(100, 999)}`);
+  const names = ["Cat", "Dan", "Ed", "Flo"].slice(0, humans).map((n) => `${n}${uniq()}`);
   const conns = [];
   for (const n of names) conns.push(await greet(port, n));
   const balances = [];
@@ -1147,9 +1177,12 @@ async function cribbage(port, { humans = 2, seats = 2, bots = seats - humans, ru
   const made = await host.request("create_table", { name: "Crib", settings: { game: "cribbage", seats, rules }, private_code: null }, { expect: "ok" });
   const tableId = made.result.table_id;
   for (const c of others) await c.request("join", { table_id: tableId, seat: null, private_code: null }, { expect: "ok" });
+  const watcher = await greet(port, `Spy${uniq()}`);
+  autoplay(watcher, "cribbage", { totalChips });
+  await watcher.request("watch", { table_id: tableId, private_code: null }, { expect: "ok" });
   for (let i = 0; i < bots; i++) await host.request("add_bot", { level: choice(["normal", "strong", null]) }, { expect: "ok" });
   await host.request("start", {}, { expect: "ok" });
-  const late = await greet(port, `Late${randint(100, 999)}`);
+  const late = await greet(port, `Late${uniq()}`);
   await late.request("join", { table_id: tableId, seat: null, private_code: null }, { expect: humans + bots === seats ? "table_full" : "game_running" });
   late.close();
   if (endAfterGame) {
@@ -1176,12 +1209,15 @@ async function cribbage(port, { humans = 2, seats = 2, bots = seats - humans, ru
     check(c.fair.verified === final.round, `${c.label} fair`, `verified ${c.fair.verified} of ${final.round} deals`);
     c.checkAllReplied(); c.close();
   }
+  await watcher.waitFor(isOver, { what: "the spectator's last view" });
+  check(watcher.fair.verified === final.round, "spectator fair", `the spectator verified ${watcher.fair.verified} of ${final.round} deals`);
+  watcher.checkAllReplied(); watcher.close();
   return { deals: final.round, games: won.length, counted: host.rules.counted, verifiedDeals: conns.map((c) => c.fair.verifiedDeals || 0) };
 }
 
 /** PROTOCOL.md §5.1 sit_out and leave: the server plays an away seat at once, deals it out, deals it back in. */
 async function sitOut(port) {
-  const [ann, bob] = [await greet(port, `Ann${randint(100, 999)}`), await greet(port, `Bob${randint(100, 999)}`)];
+  const [ann, bob] = [await greet(port, `Ann${uniq()}`), await greet(port, `Bob${uniq()}`)];
   const totalChips = { value: null };
   for (const c of [ann, bob]) autoplay(c, "down-and-back", { totalChips });
   const made = await ann.request("create_table", { name: "Away", settings: { seats: 3, rules: { ante: 10, stack: 1000 } }, private_code: null }, { expect: "ok" });
@@ -1239,7 +1275,7 @@ async function sitOut(port) {
 
 /** README "Durability": kill -9 mid-round, restart on the same data directory: same seats, same cards, play on. */
 async function restart(server) {
-  const conns = [await greet(server.port, `Kim${randint(100, 999)}`), await greet(server.port, `Lee${randint(100, 999)}`)];
+  const conns = [await greet(server.port, `Kim${uniq()}`), await greet(server.port, `Lee${uniq()}`)];
   const totalChips = { value: null };
   for (const c of conns) autoplay(c, "down-and-back", { totalChips });
   const made = await conns[0].request("create_table", { name: "Durable", settings: { seats: 2, rules: { ante: 10, stack: 20 } }, private_code: null }, { expect: "ok" });
@@ -1294,9 +1330,10 @@ async function main() {
     "cribbage-partners": (port) => cribbage(port, { humans: 2, seats: 4, rules: { target: 61, stake: 50 }, endAfterGame: true }),
     "cribbage-muggins": (port) => cribbage(port, { humans: 3, seats: 3, rules: { target: 61, muggins: true, stake: 10 }, endAfterGame: true }),
     "sit-out": (port) => sitOut(port),
+    timeouts: (port) => timeouts(port),
     restart: null,  // below: it replaces the server
   };
-  const only = opt("--only", Object.keys(scenarios).join(",")).split(",");
+  const only = opt("--only", Object.keys(scenarios).filter((n) => n !== "timeouts").join(",")).split(",");
   selfTestFairness();
   if (!short) selfTestHands();
   let server = await startServer(command);
