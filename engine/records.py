@@ -85,7 +85,7 @@ class Record:
     slotted class: the engine makes one or two of these per action.
     """
 
-    __slots__ = ("kind", "seat", "public", "private")
+    __slots__ = ("kind", "seat", "public", "private", "_seen")
 
     def __init__(
         self, kind: str, seat: int | None = None,
@@ -95,6 +95,7 @@ class Record:
         self.seat = seat
         self.public = public if public is not None else {}
         self.private = private if private is not None else {}
+        self._seen: dict[str, Any] | None = None  # what everyone but the seat sees, built once
 
     def __eq__(self, other: object) -> bool:
         return isinstance(other, Record) and self.to_data() == other.to_data()
@@ -103,13 +104,22 @@ class Record:
         return f"Record({self.kind!r}, {self.seat!r}, {self.public!r}, {self.private!r})"
 
     def for_seat(self, seat: int | None) -> dict[str, Any]:
-        """The record as ``seat`` may see it (``None``: a spectator)."""
+        """The record as ``seat`` may see it (``None``: a spectator).
+
+        What everyone else sees is built once and shared by every view and event that shows the
+        record (a record is never changed once made): do not change the map returned.
+        """
+        own = seat is not None and seat == self.seat and self.private
+        if not own and self._seen is not None:
+            return self._seen
         data: dict[str, Any] = {"kind": self.kind}
         if self.seat is not None:
             data["seat"] = self.seat
         data.update(self.public)
-        if seat is not None and seat == self.seat:
+        if own:
             data.update(self.private)
+        else:
+            self._seen = data
         return data
 
     def to_data(self) -> dict[str, Any]:

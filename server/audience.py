@@ -35,6 +35,7 @@ class Audience:
         self._flushed: set[str] = set()
         self._catching_up: set[str] = set()  # members owed the recent chat after their next view
         self._spectator_view: m.View | None = None
+        self._facts: dict[str, Any] | None = None  # the table's facts in this flush (Audience.flush)
         self._listed: tuple | None = None  # what the lobby list last showed of this table
 
     def members(self) -> list[tuple[str, int | None]]:
@@ -58,13 +59,17 @@ class Audience:
                 events.extend(public)
         self.table.hub.table_dirty(self.table)
 
-    def view(self, seat: int | None) -> m.View:
-        """``seat``'s view (``None``: a spectator's): the table's facts beside the game's own view, untouched."""
+    def view(self, seat: int | None, facts: dict[str, Any] | None = None) -> m.View:
+        """``seat``'s view (``None``: a spectator's): the table's facts beside the game's own view, untouched.
+
+        ``facts``: the table's facts for any seat (:meth:`facts`), when the caller builds views for several.
+        """
         table = self.table
         game = table.game
         decision = game.decision() if game is not None else None
         return m.View.prevalidated(  # plain, string-keyed data by construction (tests/engine, tests/server)
-            table_id=table.table_id, table=self.facts(seat), game=game.view(seat) if game is not None else None,
+            table_id=table.table_id, table=self.facts(seat) if facts is None else dict(facts, seat=seat),
+            game=game.view(seat) if game is not None else None,
             decision=list(decision) if decision is not None else None, deadline_ms=table.pacer.deadline_ms(),
         )
 
@@ -95,12 +100,14 @@ class Audience:
             for start in range(0, len(events or ()), MAX_EVENTS):
                 hub.send(player_id, m.Event.prevalidated(
                     table_id=table.table_id, events=tuple(events[start:start + MAX_EVENTS])))
+            if self._facts is None:  # the same for every member but their seat: built once a flush
+                self._facts = self.facts(None)
             if seat is None:
                 if self._spectator_view is None:
-                    self._spectator_view = self.view(None)
+                    self._spectator_view = self.view(None, self._facts)
                 hub.send(player_id, self._spectator_view)
             else:
-                hub.send(player_id, self.view(seat))
+                hub.send(player_id, self.view(seat, self._facts))
             if player_id in self._catching_up:
                 self._catching_up.discard(player_id)
                 for message in self.chat_log:
@@ -130,6 +137,7 @@ class Audience:
         self._pending_events.clear()
         self._catching_up.clear()  # whoever was owed the chat and is still here has had it
         self._spectator_view = None
+        self._facts = None
         self._check_listing()
 
     def _check_listing(self) -> None:

@@ -242,7 +242,7 @@ class Lobby:
             except (sqlite3.Error, StoreError) as exc:
                 self.config.on_fatal(exc)
                 raise
-        delivery = self._deliveries(outbox, dirty, actors)
+        delivery = self._deliveries(outbox, dirty, actors, eager=commit is None)
         if commit is None:
             delivery.send()
             return
@@ -266,8 +266,10 @@ class Lobby:
             self._commit_and_flush()
 
     def _deliveries(self, outbox: list[tuple[str, m.Message, Session | None, bool]], dirty: dict[str, Table],
-                    actors: list[str]) -> "_Delivery":
-        """Build (and encode) every message a flush sends, in order.
+                    actors: list[str], eager: bool = False) -> "_Delivery":
+        """Build (and encode) every message a flush sends, in order; ``eager`` (nothing waits for a
+        commit): each burst leaves as soon as it is built, so a reply does not wait for the views of
+        everyone else at the table.
 
         Whoever asked is answered first: the reply leaves at once (it is what
         they wait for; the protocol lets it precede the pushes it caused),
@@ -275,7 +277,7 @@ class Lobby:
         view, then everyone else's. Views are built here, once per member,
         from the state after every change of this unit (or group).
         """
-        self._plan = delivery = _Delivery()
+        self._plan = delivery = _Delivery(eager)
         heard: dict[str, list[Table]] = {}  # who hears which of the tables (a group commit holds many)
         for table in dirty.values():
             for member, _ in table.audience.members():
@@ -985,31 +987,38 @@ _READ_ONLY = frozenset({m.ListTables, m.History, m.Ping, m.Stats, m.PastRounds, 
 
 
 class _Delivery:
-    """The messages one flush sends, in order, encoded as they are added; :meth:`send` writes them.
+    """The messages one flush sends, in order, encoded as they are added; :meth:`send` writes them
+    (``eager``: each burst is written as soon as it ends).
 
     Each burst's messages to one session leave in one write (the session is
     corked): the peer wakes once, not once per message.
     """
 
-    __slots__ = ("_entries", "_encoded")
+    __slots__ = ("_entries", "_encoded", "_eager")
 
-    def __init__(self) -> None:
+    def __init__(self, eager: bool = False) -> None:
         self._entries: list[tuple[Session, m.Message, bytes] | None] = []  # None: a burst ends
-        self._encoded: dict[int, bytes] = {}  # a message sent to many is encoded once
+        # a message sent to many is encoded once (kept beside its bytes: its id stays its own)
+        self._encoded: dict[int, tuple[m.Message, bytes]] = {}
+        self._eager = eager
 
     def add(self, session: Session, message: m.Message) -> None:
-        encoded = self._encoded.get(id(message))
-        if encoded is None:
-            encoded = self._encoded[id(message)] = m.encode(message)
-        self._entries.append((session, message, encoded))
+        known = self._encoded.get(id(message))
+        if known is None:
+            known = self._encoded[id(message)] = (message, m.encode(message))
+        self._entries.append((session, message, known[1]))
 
     def burst(self) -> None:
-        self._entries.append(None)
+        if self._eager:
+            self.send()
+        else:
+            self._entries.append(None)
 
     def send(self) -> None:
+        entries, self._entries = self._entries, []
         corked: list[Session] = []
         try:
-            for entry in self._entries:
+            for entry in entries:
                 if entry is None:
                     for session in corked:
                         session.uncork()
