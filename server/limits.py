@@ -55,8 +55,8 @@ class BucketsByKey:
 
 
 class Backoff:
-    """Failures allowed ``free`` at once, then each retry waits twice as long
-    (``base`` seconds first, at most ``cap``); quiet for ``forget`` seconds, all is forgiven."""
+    """Failures allowed ``free`` at once: the ``free``-th arms the back-off, so each retry after it waits
+    twice as long (``base`` seconds first, at most ``cap``); quiet for ``forget`` seconds, all is forgiven."""
 
     __slots__ = ("free", "base", "cap", "forget", "failures", "last", "until")
 
@@ -69,14 +69,14 @@ class Backoff:
         """Seconds before the next attempt is allowed (0: now)."""
         if now - self.last > self.forget:
             self.failures = 0
-        return max(0.0, self.until - now) if self.failures > self.free else 0.0
+        return max(0.0, self.until - now) if self.failures >= self.free else 0.0
 
     def failed(self, now: float) -> None:
         self.wait(now)  # forget old failures first
         self.failures += 1
         self.last = now
-        if self.failures > self.free:
-            self.until = now + min(self.cap, self.base * 2 ** (self.failures - self.free - 1))
+        if self.failures >= self.free:
+            self.until = now + min(self.cap, self.base * 2 ** (self.failures - self.free))
 
 
 def address_key(host: str) -> str:

@@ -7,7 +7,7 @@
 // else's messages, reconnecting to the same seat and hand, and every deal's commitment and deck.
 //
 //     node docs/tools/stranger_client.mjs [--server PATH/dab-server | --python PATH/python] [--seed N] [--short]
-//         [--verbose] [--only protocol,lobby,down-and-back,down-and-back-variants,cribbage,cribbage-partners,cribbage-muggins,sit-out,restart,timeouts]
+//         [--verbose] [--only protocol,lobby,down-and-back,down-and-back-variants,cribbage,cribbage-partners,cribbage-muggins,sit-out,limits,restart,timeouts]
 //
 // --python runs `python -m server` from this checkout; --short plays one round of Down and Back;
 // every scenario runs but `timeouts` (25 s of waiting), which --only names.
@@ -931,6 +931,43 @@ async function protocolErrors(port) {
   }
 }
 
+/** §10's limits on a server of its own: connections per address, new players per address, wrong private codes. */
+async function limits(command) {
+  const server = await startServer(command, { extraArgs: ["--max-per-address", "4", "--new-players-per-hour", "3"] });
+  try {
+    const first = [];
+    for (let i = 0; i < 3; i++) first.push(await greet(server.port, `New${uniq()}`));
+    // A fifth connection from one address: error (id nil) and bye at once, before any hello.
+    const fourth = await new Conn("Fourth", server.port).open();
+    const extra = await new Conn("Extra", server.port).open();
+    const err = await extra.waitFor((m) => m.type === "error", { what: "too_many_connections" }).catch((e) => problem("limits", e.message));
+    check(err?.code === "too_many_connections" && err.id === null, "limits", `a fifth connection got ${JSON.stringify(err)}`);
+    const bye2 = await extra.waitFor((m) => m.type === "bye", { what: "bye" }).catch((e) => problem("limits", e.message));
+    check(bye2?.reason === "too_many_connections", "limits", `its bye ${JSON.stringify(bye2)}`);
+    extra.close();
+    // A fourth new player from the address: refused; with a token it is not new.
+    fourth.fatal = true;
+    await fourth.request("hello", { version: 2, name: `New${uniq()}`, token: null, client: null }, { expect: "rate_limited" });
+    const bye = await fourth.waitFor((m) => m.type === "bye", { what: "bye" }).catch((e) => problem("limits", e.message));
+    check(bye?.reason === "rate_limited", "limits", `a fourth new player's bye ${JSON.stringify(bye)}`);
+    await fourth.waitFor(() => false, { timeout: 5000, what: "the server to close" }).catch(() => {});  // closed: its slot is free
+    first[2].close();
+    first[2] = await greet(server.port, "ignored", first[2].token);
+    // Wrong private codes: five, then a back-off (not even the right code is checked).
+    const [host, guesser] = first;
+    await host.request("create_table", { name: "Secret", settings: {}, private_code: "opensesame" }, { expect: "ok" });
+    const tableId = host.inbox.findLast((m) => m.type === "ok" && m.result?.table_id).result.table_id;
+    await guesser.request("join", { table_id: tableId, seat: null, private_code: null }, { expect: "wrong_code" });  // missing: not counted
+    for (let i = 0; i < 5; i++) await guesser.request("join", { table_id: tableId, seat: null, private_code: `guess${i}` }, { expect: "wrong_code" });
+    const refused = await guesser.request("watch", { table_id: tableId, private_code: "opensesame" }, { expect: "too_many_attempts" });
+    check(/\d/.test(refused.message || ""), "limits", `too_many_attempts should say when to try again: ${refused.message}`);
+    for (const c of first) { c.checkAllReplied(); c.close(); }
+  } finally {
+    if (verbose) console.error(server.stderr());
+    await stopServer(server);  // also checks for tracebacks in its log
+  }
+}
+
 /** §6.1, §6.3: the timeouts (10 s without a hello, 15 s for a begun frame); slow, so not run by default. */
 async function timeouts(port) {
   const silent = await new Conn("Silent", port).open();
@@ -1331,6 +1368,7 @@ async function main() {
     "cribbage-muggins": (port) => cribbage(port, { humans: 3, seats: 3, rules: { target: 61, muggins: true, stake: 10 }, endAfterGame: true }),
     "sit-out": (port) => sitOut(port),
     timeouts: (port) => timeouts(port),
+    limits: () => limits(command),
     restart: null,  // below: it replaces the server
   };
   const only = opt("--only", Object.keys(scenarios).filter((n) => n !== "timeouts").join(",")).split(",");

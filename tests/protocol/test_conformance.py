@@ -360,7 +360,7 @@ async def _guessing(env: Env, request: type[m.Message]) -> None:
         free = lobby_module.CODE_TRIES_PER_PLAYER
         for guess in range(free + 2):
             codes.append(await failure(bob.request(request, table_id=created["table_id"], private_code=f"g{guess}")))
-        assert codes == ["wrong_code"] * (free + 1) + ["too_many_attempts"]  # the last free guess arms the back-off
+        assert codes == ["wrong_code"] * free + ["too_many_attempts"] * 2  # PROTOCOL.md 10: the 5th wrong one arms it
         assert await failure(bob.request(request, table_id=created["table_id"], private_code="sesame")) \
             == "too_many_attempts"
 
