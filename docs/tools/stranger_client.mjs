@@ -291,6 +291,7 @@ class Conn {
     const pages = (n) => Math.ceil((n ?? (type === "history" ? 10 : 20)) / 10);
     await this.paced({ history: pages(fields.limit), past_rounds: pages(fields.limit), past_games: pages(fields.limit), replay: 5, leaderboard: 2 }[type] || 1);
     const id = this.nextId++;
+    if (type === "act" && this.trackAct) { this.lastActId = id; this.trackAct = false; }
     const msg = { type, id, ...fields };
     this.sentIds.set(id, type);
     const reply = new Promise((resolve) => this.pending.set(id, resolve));
@@ -777,6 +778,12 @@ function autoplay(conn, game, { totalChips }) {
       if (e.kind === "deal_commit" && conn.seat !== null && conn.sendSeeds && dealtIn) sendSeed(conn, e.round);
     }
     if (msg.type === "view" && msg.game) {
+      // §4: dab-server sends each reply before the pushes its request caused, so while our act awaits its
+      // reply the decision we acted on (ours: nobody else can end it) must not have moved on.
+      // (The reply's arrival is read from the stream itself: a promise's continuation runs later.)
+      // A game another member ended meanwhile (end_game) is not our act's doing.
+      if (conn.lastActId && !conn.replies.has(conn.lastActId) && JSON.stringify(msg.decision) !== conn.actedOn && msg.table.state !== "finished")
+        problem(conn.label, `a view with decision ${JSON.stringify(msg.decision)} came before the reply to our act on ${conn.actedOn}`);
       checkChips(conn, game, msg, totalChips);
       maybeAct(conn, game, msg);
     }
@@ -799,7 +806,7 @@ function maybeAct(conn, game, view) {
   // The decision id alone does not do: Down and Back's call_end leaves the seat the same decision (it still draws).
   const key = JSON.stringify([view.decision, g.legal]);
   if (key === conn.lastDecision || conn.acting) return;
-  conn.lastDecision = key; conn.acting = true;
+  conn.lastDecision = key; conn.acting = true; conn.actedOn = JSON.stringify(view.decision); conn.trackAct = true;
   const action = randomAction(game, g);
   log(conn.label, JSON.stringify(view.decision), JSON.stringify(g.legal).slice(0, 80), "->", JSON.stringify(action));
   conn.actions = (conn.actions || 0) + 1;
@@ -984,6 +991,14 @@ async function timeouts(port) {
 
 /** Non-fatal errors at the lobby (§5.1, §7). */
 async function lobbyErrors(port) {
+  // §3.1: a field whose type allows nil may be left out, and so may one with a default.
+  const terse = await new Conn("Terse", port).open();
+  await terse.request("hello", { version: 2, name: "Terse" }, { expect: "welcome" });
+  await terse.request("create_table", { name: "terse" }, { expect: "ok" });
+  await terse.request("leave", {}, { expect: "ok" });
+  await terse.request("history", {}, { expect: "ok" });
+  await terse.request("add_bot", {}, { expect: "not_at_table" });
+  terse.checkAllReplied(); terse.close();
   const c = await greet(port, "Lobbyist");
   const lt = await c.request("list_tables");
   for (const g of lt.result.games) keysCheck(g, ["name", "title", "min_seats", "max_seats", "bot_levels", "default_bot_level", "rules"], "list_tables game entry");
