@@ -7,7 +7,7 @@
 // else's messages, reconnecting to the same seat and hand, and every deal's commitment and deck.
 //
 //     node docs/tools/stranger_client.mjs [--server PATH/dab-server | --python PATH/python] [--seed N] [--short]
-//         [--verbose] [--only protocol,lobby,down-and-back,down-and-back-variants,cribbage,cribbage-partners,cribbage-muggins,sit-out,limits,restart,timeouts]
+//         [--verbose] [--only protocol,lobby,down-and-back,down-and-back-variants,cribbage,cribbage-partners,cribbage-muggins,sit-out,limits,rematch,restart,timeouts]
 //
 // --python runs `python -m server` from this checkout; --short plays one round of Down and Back;
 // every scenario runs but `timeouts` (25 s of waiting), which --only names.
@@ -279,12 +279,18 @@ class Conn {
   sendRaw(bytes) { this.sock.write(bytes); }
   /** Wait for a token of §10's bucket (20 a second; bursts of only 20, not 40: the server counts a
    *  request when it handles it, which may be later than we sent it), as a polite client does. */
-  async paced(weight = 1) {
-    const now = Date.now();
-    this.tokens = Math.min(20, (this.tokens ?? 20) + ((now - (this.refilled ?? now)) / 1000) * 20);
-    this.refilled = now;
-    if (this.tokens < weight) { await new Promise((r) => setTimeout(r, ((weight - this.tokens) / 20) * 1000 + 5)); return this.paced(weight); }
-    this.tokens -= weight;
+  paced(weight = 1) {  // first come, first served: requests leave in the order they were made
+    this.paceChain = (this.paceChain || Promise.resolve()).then(() => this.takeTokens(weight));
+    return this.paceChain;
+  }
+  async takeTokens(weight) {
+    for (;;) {
+      const now = Date.now();
+      this.tokens = Math.min(20, (this.tokens ?? 20) + ((now - (this.refilled ?? now)) / 1000) * 20);
+      this.refilled = now;
+      if (this.tokens >= weight) { this.tokens -= weight; return; }
+      await new Promise((r) => setTimeout(r, ((weight - this.tokens) / 20) * 1000 + 5));
+    }
   }
   /** Send a request; resolve with its reply (checked against §5.1). */
   async request(type, fields = {}, { expect = null } = {}) {
@@ -554,6 +560,10 @@ function checkShapes(conn, msg) {
       keysCheck(msg.game, [...GAME_KEYS[game], ...seated], `${where} ${game} view.game`);
       if (game === "down-and-back") for (const p of msg.game.players) keysCheck(p, DAB_PLAYER_KEYS, `${where} ${game} player map`);
       if (msg.decision !== null && !Array.isArray(msg.decision)) problem(where, `decision ${JSON.stringify(msg.decision)}`);
+      if (["waiting", "over"].includes(msg.game.phase) && (msg.decision !== null || msg.game.to_act.length || msg.game.legal.length))
+        problem(where, `${game} phase ${msg.game.phase} with decision ${JSON.stringify(msg.decision)}, to_act ${msg.game.to_act}, legal ${JSON.stringify(msg.game.legal)}`);
+      if (msg.decision !== null && msg.decision[0] !== msg.game.round) problem(where, `decision ${JSON.stringify(msg.decision)} does not start with the round ${msg.game.round}`);
+      if (msg.decision !== null && msg.decision[1] !== msg.game.phase) problem(where, `decision ${JSON.stringify(msg.decision)} does not name the phase ${msg.game.phase}`);
     }
     if (msg.deadline_ms !== null && !(Number.isInteger(msg.deadline_ms) && msg.deadline_ms >= 0)) problem(where, `deadline_ms ${msg.deadline_ms}`);
     if (msg.decision === null && msg.deadline_ms !== null) problem(where, `a deadline (${msg.deadline_ms}) runs with no decision awaited`);
@@ -703,6 +713,7 @@ class RulesWatcher {
         this.lastDealer = e.dealer;
       }
       if (e.kind === "result") {
+        check(("seat" in e) === (e.winner !== null) && (!("seat" in e) || e.seat === e.winner), where, `result's seat? ${e.seat} with winner ${e.winner}`);
         for (const [half, keyOf, winner, draws] of [["down", downKey, e.down_winner, e.down_draws], ["back", backKey, e.back_winner, e.back_draws]]) {
           const keys = e.reveal.map((r) => [r.seat, keyOf(r[half])]);
           const top = keys.reduce((a, [, k]) => (compareKeys(k, a) > 0 ? k : a), keys[0][1]);
@@ -796,6 +807,8 @@ async function sendSeed(conn, round) {
   conn.seeds = conn.seeds || { sent: 0, accepted: 0 };
   conn.seeds.sent++;
   if (r.type === "ok") { conn.seeds.accepted++; const fr = conn.fair.rounds.get(round); if (fr) fr.mine = seed; }
+  else if (r.code === "illegal_action" && conn.fair.roundEvents.get(round)?.cutter === conn.seat && conn.game === "down-and-back")
+    problem(conn.label, `the cutter's own seed, sent before its cut, was refused: ${r.message}`);
   else if (r.code === "illegal_action" || r.code === "no_game") note(conn.label, `client_seed sent as the deal_commit arrived was refused: ${r.message}`);
   else problem(conn.label, `client_seed right after deal_commit refused: ${JSON.stringify(r)}`);
 }
@@ -1212,7 +1225,7 @@ async function downAndBack(port, { humans = 3, bots = 1, rules = { ante: 10, sta
   const pg = await conns[0].request("past_games", {}, { expect: "ok" });
   check(pg.result.games.some((g) => g.table_id === tableId), "past_games", "the game just played is missing");
   for (const c of [...conns, watcher].filter(Boolean)) { c.checkAllReplied(); c.close(); }
-  return { rounds: final.round, verified: conns.map((c) => c.fair.verified), reason: final.standings && finals[0].game.phase };
+  return { rounds: final.round, verified: conns.map((c) => c.fair.verified), seeds: conns.map((c) => c.seeds) };
 }
 
 /** A Cribbage table with `humans` human seats (and bots to fill `seats`), played until the table is over. */
@@ -1325,6 +1338,49 @@ async function sitOut(port) {
   return { rounds: over.game.round };
 }
 
+/** PROTOCOL.md §5.1 offer_rematch / answer_rematch: same seats, same settings, a new table started at once. */
+async function rematch(port) {
+  const [ann, bob] = [await greet(port, `Ann${uniq()}`), await greet(port, `Bob${uniq()}`)];
+  const spectator = await greet(port, `Spec${uniq()}`);
+  let totalChips = { value: null };
+  for (const c of [ann, bob]) autoplay(c, "down-and-back", { totalChips });
+  const made = await ann.request("create_table", { name: "Again", settings: { seats: 3, rules: { ante: 10, stack: 10 } }, private_code: null }, { expect: "ok" });
+  const oldId = made.result.table_id;
+  await bob.request("join", { table_id: oldId, seat: null, private_code: null }, { expect: "ok" });
+  await ann.request("add_bot", {}, { expect: "ok" });
+  await ann.request("offer_rematch", {}, { expect: "no_game" });
+  await ann.request("start", {}, { expect: "ok" });
+  await spectator.request("watch", { table_id: oldId, private_code: null }, { expect: "ok" });
+  await Promise.all([ann, bob].map((c) => c.waitFor(isOver, { what: "the first game's end", timeout: 30000 })));
+  await bob.request("offer_rematch", {}, { expect: "not_host" });
+  await bob.request("answer_rematch", { accept: true }, { expect: "no_rematch" });
+  let since = bob.mark();
+  await ann.request("offer_rematch", {}, { expect: "ok" });
+  await ann.request("offer_rematch", {}, { expect: "ok" });  // pending already: accepted, changes nothing
+  const offer = await bob.waitFor((m) => m.type === "event" && m.events.some((e) => e.kind === "rematch"), { since, what: "the rematch event" });
+  const ev = offer.events.find((e) => e.kind === "rematch");
+  check(ev.seat === 0 && JSON.stringify([...ev.seats].sort()) === "[0,1,2]", "rematch", `rematch event ${JSON.stringify(ev)}`);
+  const pending = await bob.waitFor((m) => m.type === "view" && m.table.rematch, { since, what: "table.rematch" });
+  const rm = pending.table.rematch;
+  keysCheck(rm, ["accepted", "waiting", "deadline_ms"], "view.table.rematch");
+  check(JSON.stringify(rm.waiting) === "[1]" && rm.accepted.includes(0) && rm.accepted.includes(2) && rm.deadline_ms > 0 && rm.deadline_ms <= 60000,
+    "rematch", `the host and the bot accept at once, bob is awaited: ${JSON.stringify(rm)}`);
+  await spectator.request("answer_rematch", { accept: true }, { expect: "not_seated" });
+  since = bob.mark();
+  const sinceSpec = spectator.mark();
+  totalChips = { value: null };
+  for (const c of [ann, bob]) autoplay(c, "down-and-back", { totalChips });
+  await bob.request("answer_rematch", { accept: true }, { expect: "ok" });
+  const fresh = await bob.waitFor((m) => m.type === "view" && m.table_id !== oldId, { since, what: "the new table's view" });
+  check(fresh.table.state === "playing" && fresh.table.seat === 1 && fresh.table.host_seat === 0 && fresh.table.name === "Again", "rematch", `new table ${JSON.stringify(fresh.table).slice(0, 300)}`);
+  check(JSON.stringify(fresh.table.settings) === JSON.stringify(pending.table.settings), "rematch", "the new table's settings differ");
+  const told = await spectator.waitFor((m) => m.type === "event" && m.events.some((e) => e.kind === "rematch_started"), { since: sinceSpec, what: "rematch_started" }).catch((e) => problem("rematch", e.message));
+  if (told) check(told.events.find((e) => e.kind === "rematch_started").table_id === fresh.table_id, "rematch", "rematch_started names another table");
+  const over = await Promise.all([ann, bob].map((c) => c.waitFor((m) => isOver(m) && m.table_id === fresh.table_id, { what: "the rematch's end", timeout: 30000 })));
+  for (const c of [ann, bob, spectator]) { c.checkAllReplied(); c.close(); }
+  return { rounds: over[0].game.round };
+}
+
 /** README "Durability": kill -9 mid-round, restart on the same data directory: same seats, same cards, play on. */
 async function restart(server) {
   const conns = [await greet(server.port, `Kim${uniq()}`), await greet(server.port, `Lee${uniq()}`)];
@@ -1384,6 +1440,7 @@ async function main() {
     "sit-out": (port) => sitOut(port),
     timeouts: (port) => timeouts(port),
     limits: () => limits(command),
+    rematch: (port) => rematch(port),
     restart: null,  // below: it replaces the server
   };
   const only = opt("--only", Object.keys(scenarios).filter((n) => n !== "timeouts").join(",")).split(",");
