@@ -7,7 +7,7 @@
 // else's messages, reconnecting to the same seat and hand, and every deal's commitment and deck.
 //
 //     node docs/tools/stranger_client.mjs [--server PATH/dab-server | --python PATH/python] [--seed N] [--short]
-//         [--verbose] [--only protocol,lobby,down-and-back,down-and-back-variants,cribbage,cribbage-partners,cribbage-muggins,sit-out,limits,rematch,restart,timeouts]
+//         [--verbose] [--only protocol,lobby,down-and-back,down-and-back-variants,cribbage,cribbage-partners,cribbage-muggins,sit-out,sit-in,limits,rematch,restart,timeouts]
 //
 // --python runs `python -m server` from this checkout; --short plays one round of Down and Back;
 // every scenario runs but `timeouts` (25 s of waiting), which --only names.
@@ -783,6 +783,7 @@ function autoplay(conn, game, { totalChips }) {
     checkHidden(conn, msg);
     if (msg.type === "event") for (const e of msg.events) {
       if (conn.rules) conn.rules.event(e);
+      if (e.kind === "sit_in") conn.sitIns = (conn.sitIns || 0) + e.chips;  // a newcomer's buy-in joins the table's chips
       if (e.kind === "round") conn.fair.roundEvents.set(e.round, e);
       conn.fair.event(e);
       const dealtIn = conn.fair.roundEvents.get(e.round)?.seats?.includes(conn.seat) ?? true;
@@ -837,9 +838,9 @@ function maybeAct(conn, game, view) {
 function checkChips(conn, game, view, totalChips) {
   const g = view.game;
   if (game === "down-and-back") {
-    const sum = g.players.reduce((a, p) => a + p.stack, 0) + g.pot;
+    const sum = g.players.reduce((a, p) => a + p.stack, 0) + g.pot - (conn.sitIns || 0);
     if (totalChips.value === null) totalChips.value = sum;
-    check(sum === totalChips.value, `${conn.label} chips`, `stacks + pot = ${sum}, the game began with ${totalChips.value} (round ${g.round}, phase ${g.phase})`);
+    check(sum === totalChips.value, `${conn.label} chips`, `stacks + pot (less newcomers' buy-ins) = ${sum}, the game began with ${totalChips.value} (round ${g.round}, phase ${g.phase})`);
     if (g.standings) check(g.standings.reduce((a, s) => a + s.stack, 0) === g.standings.reduce((a, s) => a + s.brought, 0), `${conn.label} chips`, `standings ${JSON.stringify(g.standings)} do not sum to what was brought`);
   } else {
     const sum = g.seats.reduce((a, s) => a + s.stack + s.staked, 0);
@@ -1338,6 +1339,49 @@ async function sitOut(port) {
   return { rounds: over.game.round };
 }
 
+/** PROTOCOL.md §5.1 join, "Joining a running game": a newcomer buys in, is told as sit_in, is dealt from the next round. */
+async function sitIn(port) {
+  const [ann, cyd] = [await greet(port, `Ann${uniq()}`), await greet(port, `Cyd${uniq()}`)];
+  const totalChips = { value: null };
+  autoplay(ann, "down-and-back", { totalChips });
+  const made = await ann.request("create_table", { name: "Open", settings: { seats: 3, rules: { ante: 10, stack: 40 } }, private_code: null }, { expect: "ok" });
+  const tableId = made.result.table_id;
+  await ann.request("add_bot", {}, { expect: "ok" });
+  await ann.request("start", {}, { expect: "ok" });
+  await ann.waitFor((m) => m.type === "view" && m.game?.phase === "play", { what: "the play" });
+  const since = ann.mark();
+  const balance = (await cyd.request("list_tables", {}, { expect: "ok" })).result.balance;
+  const joined = await cyd.request("join", { table_id: tableId, seat: null, private_code: null }, { expect: "ok" });
+  check(joined.result.seat === 2, "sit_in", `the newcomer got seat ${joined.result.seat}`);
+  const told = await ann.waitFor((m) => m.type === "event" && m.events.some((e) => e.kind === "sit_in"), { since, what: "the sit_in event" }).catch((e) => problem("sit_in", e.message));
+  const e = told?.events.find((x) => x.kind === "sit_in");
+  if (e) check(e.seat === 2 && e.name === cyd.label && e.chips === 40, "sit_in", `sit_in ${JSON.stringify(e)}`);
+  const v = await cyd.waitFor((m) => m.type === "view", { what: "the newcomer's view" });
+  if (v.game.round === 1 && v.game.phase !== "waiting") check(v.game.hand.length === 0 && v.game.legal.length === 0, "sit_in", `mid-round newcomer: hand ${v.game.hand}, legal ${JSON.stringify(v.game.legal)}`);
+  autoplay(cyd, "down-and-back", { totalChips: { value: null } });  // it sees the table with its buy-in in
+  maybeAct(cyd, "down-and-back", cyd.view);
+  const r2 = await cyd.waitFor((m) => m.type === "event" && m.events.some((x) => x.kind === "round" && x.round === 2), { what: "round 2", timeout: 30000 }).catch(() => null);
+  if (r2) check(r2.events.find((x) => x.kind === "round").seats.includes(2), "sit_in", "the newcomer is not dealt into the next round");
+  const over = await cyd.waitFor(isOver, { what: "the end", timeout: 60000 });
+  const st = over.game.standings.find((x) => x.seat === 2);
+  const after = (await cyd.request("list_tables", {}, { expect: "ok" })).result.balance;
+  check(st.brought === 40 && after === balance - 40 + st.stack, "sit_in", `balance ${balance} → ${after}, brought ${st.brought}, left with ${st.stack}`);
+  const rows = over.table.chip_history;
+  check(Array.isArray(rows) && rows.length >= 2 && rows.length <= 120 && Object.keys(rows[0]).every((k) => /^\d$/.test(k)), "chip_history", `${JSON.stringify(rows).slice(0, 200)}`);
+  // Away from tables, history is the rounds of the tables one played at (§5.1 history); past_rounds pages with next.
+  await cyd.request("leave", {}, { expect: "ok" });
+  const h = await cyd.request("history", { limit: 100 }, { expect: "ok" });
+  check(h.result?.rounds.length >= 1 && h.result.rounds.every((r) => r.table_id === tableId), "history", `away from tables: ${h.result?.rounds.length} rounds`);
+  const page1 = await ann.request("past_rounds", { limit: 1 }, { expect: "ok" });
+  if (over.game.round > 1) {
+    check(page1.result.rounds.length === 1 && page1.result.next !== null, "past_rounds", `page 1 ${JSON.stringify(page1.result)}`);
+    const page2 = await ann.request("past_rounds", { limit: 1, before: page1.result.next }, { expect: "ok" });
+    check(page2.result.rounds.length === 1 && page2.result.rounds[0].round < page1.result.rounds[0].round, "past_rounds", `page 2 ${JSON.stringify(page2.result)} after ${JSON.stringify(page1.result)}`);
+  }
+  for (const c of [ann, cyd]) { c.checkAllReplied(); c.close(); }
+  return { rounds: over.game.round };
+}
+
 /** PROTOCOL.md §5.1 offer_rematch / answer_rematch: same seats, same settings, a new table started at once. */
 async function rematch(port) {
   const [ann, bob] = [await greet(port, `Ann${uniq()}`), await greet(port, `Bob${uniq()}`)];
@@ -1441,6 +1485,7 @@ async function main() {
     timeouts: (port) => timeouts(port),
     limits: () => limits(command),
     rematch: (port) => rematch(port),
+    "sit-in": (port) => sitIn(port),
     restart: null,  // below: it replaces the server
   };
   const only = opt("--only", Object.keys(scenarios).filter((n) => n !== "timeouts").join(",")).split(",");
