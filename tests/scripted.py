@@ -167,12 +167,14 @@ async def wait_any(clients: list[ScriptedClient], predicate: Callable[[], Any], 
 async def play_until(clients: list[ScriptedClient], done: Callable[[], Any]) -> None:
     """Play every decision the clients are shown with the baseline bot, one at a time, until ``done()``."""
     while not done():
-        def ready() -> ScriptedClient | None:
-            return next((c for c in clients if c.views and c.view.get("legal") and c.view["to_act"]), None)
+        def ready() -> tuple[ScriptedClient, dict[str, Any]] | None:
+            return next(((c, c.view) for c in clients if c.views and c.view.get("legal") and c.view["to_act"]), None)
 
-        client = await wait_any(clients, lambda: done() or ready())
-        if not isinstance(client, ScriptedClient):  # done
+        chosen = await wait_any(clients, lambda: done() or ready())
+        if not isinstance(chosen, tuple):  # done
             return
-        view = client.view
+        client, view = chosen
+        if client.view is not view:  # a newer push landed before wait_any returned: look again
+            continue
         await client.act(baseline_action(view).to_data())
         await client.wait_for(lambda: client.view is not view)

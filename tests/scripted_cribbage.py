@@ -24,13 +24,15 @@ def baseline(client: ScriptedClient, view: dict[str, Any]) -> dict[str, Any]:
 async def play_until(clients: list[ScriptedClient], done: Callable[[], Any], choose: Choice = baseline) -> None:
     """Play one decision at a time (whoever is shown a legal entry; ``choose`` picks the action) until ``done()``."""
     while not done():
-        def ready() -> ScriptedClient | None:
-            return next((c for c in clients if c.views and c.view.get("legal")), None)
+        def ready() -> tuple[ScriptedClient, dict[str, Any]] | None:
+            return next(((c, c.view) for c in clients if c.views and c.view.get("legal")), None)
 
-        client = await wait_any(clients, lambda: done() or ready())
-        if not isinstance(client, ScriptedClient):
+        chosen = await wait_any(clients, lambda: done() or ready())
+        if not isinstance(chosen, tuple):
             return
-        view = client.view
+        client, view = chosen
+        if client.view is not view:  # a newer push landed before wait_any returned: look again
+            continue
         try:
             await client.act(choose(client, view))
         except RequestFailed as exc:  # a stale view: a deadline or a bot moved first
