@@ -18,7 +18,7 @@ Phases::
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field
 from typing import Any, Iterable, Sequence
 
 from ...cards import DECK, Card
@@ -79,7 +79,7 @@ class Settings:
                 raise InvalidAction(f"{name} must be true or false, got {getattr(self, name)!r}")
 
     def to_data(self) -> dict[str, Any]:
-        return {f.name: getattr(self, f.name) for f in fields(self)}
+        return {name: getattr(self, name) for name in _DEFAULTS}  # every view carries it: no fields() walk
 
     @classmethod
     def from_data(cls, data: dict[str, Any]) -> "Settings":
