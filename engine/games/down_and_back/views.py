@@ -56,7 +56,22 @@ def view_for(game: Game, seat: int | None) -> dict[str, Any]:
         "seat": None, "phase": game.phase, "discard_top": game.discard_pile[-1].text if game.discard_pile else None,
         "legal": [],
     }
-    view.update({
+    before_log, after_log = _public(game)
+    view.update(before_log)
+    view["log"] = [r.for_seat(viewer) for r in game.round_log[-LOG_LENGTH:]]
+    view.update(after_log)
+    view["split"] = me.split.to_data() if me is not None and me.split and game.phase == SHOWDOWN else None
+    return view
+
+
+def _public(game: Game) -> tuple[dict[str, Any], dict[str, Any]]:
+    """What every seat's view shows alike (before and after the log), made once per state: a table
+    sends a view to each member after every action. The game changes only by applying an action,
+    which grows its history; the maps are shared by those views, so nobody may change them."""
+    cached = getattr(game, "_public_view", None)
+    if cached is not None and cached[0] == len(game.history):
+        return cached[1]
+    public = ({
         "discard_pile": [c.text for c in game.discard_pile],
         "round": game.round_no,
         "dealer": game.dealer,
@@ -78,10 +93,10 @@ def view_for(game: Game, seat: int | None) -> dict[str, Any]:
         "stock_count": len(game.stock),
         "round_discards": [{"seat": s, "card": c.text} for s, c in game.round_discards],
         "called_by": game.called_by,
-        "log": [r.for_seat(viewer) for r in game.round_log[-LOG_LENGTH:]],
+    }, {
         "showdown": game.showdown,
         "standings": game.standings,
         "fair": game.fair.view(),
     })
-    view["split"] = me.split.to_data() if me is not None and me.split and game.phase == SHOWDOWN else None
-    return view
+    game._public_view = (len(game.history), public)  # type: ignore[attr-defined]
+    return public
