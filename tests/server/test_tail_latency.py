@@ -41,7 +41,25 @@ async def ping_times(client: ScriptedClient, count: int) -> list[float]:
     return times
 
 
+ATTEMPTS = 3  # a stall is there every time; a loaded machine's scheduling spike is not
+
+
 async def test_first_bot_move_after_a_start_does_not_delay_another_tables_reply(tmp_path):
+    results = []
+    for attempt in range(ATTEMPTS):
+        baseline, during = await _pings_around_the_first_moves(tmp_path / str(attempt))
+        limit = 2 * max(baseline) + 0.005
+        results.append(f"baseline max {max(baseline) * 1000:.1f} ms, around the first moves max "
+                       f"{max(during) * 1000:.1f} ms over {len(during)} pings")
+        print(results[-1])
+        if max(during) <= limit:
+            return
+    raise AssertionError("a ping was delayed around the first bot move in every attempt: " + "; ".join(results))
+
+
+async def _pings_around_the_first_moves(tmp_path) -> tuple[list[float], list[float]]:
+    """The pinger's round trips on a fresh server: its baseline, and those while the first engine moves happen."""
+    tmp_path.mkdir()
     # The bots wait a little, so the pings around their first move begin after the start's own reply.
     server = ServerProcess(tmp_path, "--bot-delay", "0.5", "--turn-timeout", "1", "--request-rate", "100000")
     await server.start()
@@ -73,11 +91,7 @@ async def test_first_bot_move_after_a_start_does_not_delay_another_tables_reply(
             baseline += await ping_times(pinger, len(during))  # as many again, warm, while the bots play on
     finally:
         await server.close()
-    limit = 2 * max(baseline) + 0.005
-    print(f"baseline max {max(baseline) * 1000:.2f} ms; around the first moves max {max(during) * 1000:.2f} ms "
-          f"over {len(during)} pings")
-    assert max(during) <= limit, f"a ping took {max(during) * 1000:.0f} ms around the first bot move " \
-                                 f"(baseline max {max(baseline) * 1000:.1f} ms)"
+    return baseline, during
 
 
 class _Lines(logging.Handler):
