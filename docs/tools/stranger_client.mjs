@@ -360,6 +360,15 @@ async function stopServer(server, { keepData = false } = {}) {
   check(code === 0, "server", `SIGTERM should stop it with exit code 0 (README), got ${code}`);
   const text = server.stderr();
   if (/Traceback/.test(text)) problem("server", `logged a traceback:\n${text.slice(text.indexOf("Traceback"), text.indexOf("Traceback") + 2000)}`);
+  // README, DURABILITY.md: the data directory is 0700 and every file the server made is readable by its owner only.
+  const data = path.join(server.dataDir, "data");
+  if (fs.existsSync(data)) {
+    check((fs.statSync(data).mode & 0o777) === 0o700, "durability", `data directory mode ${(fs.statSync(data).mode & 0o777).toString(8)}`);
+    for (const f of fs.readdirSync(data)) {
+      const mode = fs.lstatSync(path.join(data, f)).mode & 0o777;
+      check((mode & 0o077) === 0, "durability", `${f} has mode ${mode.toString(8)}`);
+    }
+  }
   if (!keepData) fs.rmSync(server.dataDir, { recursive: true, force: true });
 }
 
@@ -1067,6 +1076,7 @@ async function lobbyErrors(port) {
   await c.request("end_game", {}, { expect: "no_game" });
   await c.request("act", { action: { kind: "take_stock" } }, { expect: "no_game" });
   await c.request("chat", { text: "y".repeat(201) }, { expect: "too_long" });
+
   const d = await greet(port, "Joiner");
   const listed = await d.waitFor((m) => m.type === "tables" && m.tables.some((t) => t.table_id === v.table_id), { what: "the lobby's tables push" }).catch((e) => problem("tables", e.message));
   if (listed) check(listed.tables.find((t) => t.table_id === v.table_id).private === true, "tables", "a private table is not shown private");
@@ -1092,9 +1102,31 @@ async function lobbyErrors(port) {
   check(sv.table.spectators === 1, "watch", `spectators ${sv.table.spectators}`);
   await d.request("watch", { table_id: v.table_id, private_code: "sesame" }, { expect: "already_at_table" });
   await d.request("act", { action: { kind: "take_stock" } }, { expect: "not_seated" });
+  // §10: chat bursts of up to 5 (lines said above took some), then rate_limited.
+  const chats = [];
+  for (let i = 0; i < 7; i++) chats.push(await c.request("chat", { text: `line ${i}` }));
+  const taken = chats.findIndex((r) => r.type !== "ok");
+  check(taken >= 1 && taken <= 5 && chats.slice(taken).every((r) => r.code === "rate_limited"), "chat", `a burst of chat: ${chats.map((r) => r.code || r.type)}`);
   await c.request("leave", {}, { expect: "ok" });
   c.checkAllReplied(); d.checkAllReplied();
   c.close(); d.close();
+  // §8.1: a returning player whose name was taken meanwhile is told apart by a number.
+  const first = await greet(port, "Twin");
+  first.close();
+  await first.waitFor(() => false, { timeout: 300, what: "" }).catch(() => {});
+  let other = null;
+  for (let tries = 0; tries < 20 && !other; tries++) {  // the first connection's end reaches the server soon
+    const o = await new Conn("twin", port).open();
+    const r = await o.request("hello", { version: 2, name: "twin", token: null, client: null });
+    if (r.type === "welcome") other = o; else { o.fatal = true; o.close(); await o.waitFor(() => false, { timeout: 100 }).catch(() => {}); }
+  }
+  if (check(other, "names", "the name of a player gone offline stayed in use")) {
+    const back = await greet(port, "Twin", first.token);
+    await back.request("create_table", { name: "whose", settings: {}, private_code: null }, { expect: "ok" });
+    const v2 = await back.waitFor((m) => m.type === "view", { what: "the view" });
+    check(v2.table.members[0].name === "Twin 2", "names", `the returning player is called ${JSON.stringify(v2.table.members[0].name)}, not "Twin 2"`);
+    back.close(); other.close();
+  }
 }
 
 /** A Down and Back game with `humans` human seats and `bots` bots, played to its natural end. */
