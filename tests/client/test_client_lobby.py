@@ -139,7 +139,8 @@ async def test_lobby_rough_edges_rules_in_words_players_privacy_and_checkboxes(m
             for name in ("Dora", "Evangeline", "Florence"):
                 other = await stack.enter_async_context(connect(name))
                 await other.request(m.Join, table_id=carl.table["table_id"], private_code="sesame")
-            text = await wait_for(pilot, lambda: "4/5" in screen_text(app) and screen_text(app), what="listed")
+            text = await wait_for(pilot, lambda: "4/5" in screen_text(app) and "p Play now" in screen_text(app)
+                                  and screen_text(app), what="listed, with the footer")
             assert "private" in text and "🔒" not in text  # said in words, not an emoji
             assert "no take-back" in text and "NTB" not in text
             row = next(line for line in text.splitlines() if "club" in line)
@@ -151,8 +152,7 @@ async def test_lobby_rough_edges_rules_in_words_players_privacy_and_checkboxes(m
             form = app.screen
             assert isinstance(form, CreateTableScreen)
             box = form.query_one("#turns", OnOffBox)
-            await pilot.pause()
-            assert "[ ] Seven turns" in screen_text(app)
+            await wait_for(pilot, lambda: "[ ] Seven turns" in screen_text(app), what="an unticked box reads off")
             box.value = True
             await wait_for(pilot, lambda: "[x] Seven turns" in screen_text(app), what="ticked box reads on")
 
