@@ -42,8 +42,8 @@ def screen_name(app: DabApp) -> str:
     """What is shown on top: the screen's class name, or at the table the board's panel's (``SplitPanel``...)."""
     screen = app.screen
     board = getattr(screen, "board", None)
-    if screen is app.table_screen and board is not None and board.panel is not None:
-        return type(board.panel).__name__
+    if screen is app.table_screen and board is not None and board.shown_panel is not None:
+        return type(board.shown_panel).__name__
     return type(screen).__name__
 
 

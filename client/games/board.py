@@ -10,10 +10,12 @@ game's decision screens and panels and words its events.
 A :class:`Panel` (a showdown to arrange, its result, Cribbage's show) is shown
 *in* the board, in place of the board's own table, not as a pushed screen: the
 top bar, the seats and the footer stay as they are (a pushed screen is painted
-whole, and the table whole again when it closes). Measured with
-``benchmarks/bench_client.py``, the turn that opens Down and Back's showdown
-still writes about 15-20 KB: the panel is mounted after the board's table is
-hidden, so its rows are painted blank first and then two or three times more.
+whole, and the table whole again when it closes). The panel is mounted in a
+hidden slot the board has from the start and takes the table's place once
+composed (:meth:`Board.show_panel`), so one frame carries the change: hiding
+the table first painted its rows blank, and the board's rows were then painted
+two or three more times as the panel mounted into it and took the keyboard
+(the showdown-opening turn wrote 15-21 KB at 80x24).
 """
 
 from __future__ import annotations
@@ -41,24 +43,41 @@ class Panel(Vertical, can_focus=True):
 
     DEFAULT_CSS = "Panel { height: 1fr; padding: 0 2; }"
 
-    def on_mount(self) -> None:
-        self.focus_first()
+    @property
+    def board(self) -> Board | None:
+        """The board showing this panel (in its slot), if any."""
+        slot = self.parent
+        board = slot.parent if isinstance(slot, PanelSlot) else None
+        return board if isinstance(board, Board) else None
 
-    def focus_first(self) -> None:
-        """Give the keyboard to what scrolls in the panel (its keys still act), else to the panel."""
+    def on_mount(self) -> None:
+        if self.board is not None:
+            self.call_after_refresh(self.board.show_panel, self)  # once laid out (and so repainted) out of sight
+
+    def focus_first(self) -> Widget:
+        """Give the keyboard to what scrolls in the panel (its keys still act), else to the panel; return it."""
         inside = [widget for widget in self.query("*") if widget.focusable]
-        (inside[0] if inside else self).focus()
+        target = inside[0] if inside else self
+        self.screen.set_focus(target, scroll_visible=False)
+        return target
 
     def dismiss(self, result: Any = None) -> None:
-        board = self.parent
-        if isinstance(board, Board):
-            board.close_panel(self, result)
+        if self.board is not None:
+            self.board.close_panel(self, result)
+
+
+class PanelSlot(Vertical):
+    """Where a board's panels are mounted: over the board's table (its own layer), and laid out below the
+    screen's edge until a panel is ready to show, so that it arrives whole (see :meth:`Board.open_panel`)."""
+
+    DEFAULT_CSS = "PanelSlot { layer: panel; height: 1fr; }"
+    AWAY = (0, 1000)  # the offset that keeps it out of sight, laid out all the same
 
 
 class Board(Vertical):
     """The game's part of the table screen (override what the game has; the defaults show nothing)."""
 
-    DEFAULT_CSS = "Board { height: 1fr; }"
+    DEFAULT_CSS = "Board { height: 1fr; layers: default panel; }"
 
     RULES: ClassVar[str] = ""  # the game's rules, Markdown, for the help page
     # (title, "module:Screen or Panel"): the keys of its screens and panels, in the help
@@ -66,14 +85,18 @@ class Board(Vertical):
     DECIDING_TOGETHER: ClassVar[str] = ""  # the clock's label when several seats decide at once
 
     def __init__(self, game: str, talk: Widget, prompt: Widget) -> None:
-        super().__init__(id="board")
+        self.slot = PanelSlot()
+        self.slot.display = False
+        super().__init__(self.slot, id="board")
         self.game = game
         self.talk = talk  # the shell's log and chat, placed where the board's layout wants them
         self.prompt = prompt
         self.legal: dict[str, dict[str, Any]] = {}  # what our seat may do now, by kind
-        self.panel: Panel | None = None  # shown in place of the board's table
+        self.panel: Panel | None = None  # shown in place of the board's table (once ready: shown_panel)
+        self.shown_panel: Panel | None = None  # the panel, once it is in the table's place on the screen
         self._panel_done: Callable[[Any], None] | None = None
         self._hidden: list[Widget] = []  # the board's own widgets, hidden while the panel shows
+        self._holding = False  # painting is held while a panel moves in (see show_panel)
 
     @property
     def shell(self) -> "TableScreen":
@@ -154,21 +177,65 @@ class Board(Vertical):
 
     def open_panel(self, panel: Panel, done: Callable[[Any], None] | None = None) -> None:
         """Show ``panel`` in place of the board's table (closing any other panel, without a result);
-        ``done`` gets what it is dismissed with."""
+        ``done`` gets what it is dismissed with. The table stays until the panel is composed
+        (:meth:`show_panel`)."""
         if self.panel is not None:
             self.close_panel(self.panel)
         self.panel, self._panel_done = panel, done
-        self._hidden = [child for child in self.children if child.display]
+        self.slot.styles.offset = PanelSlot.AWAY
+        self.slot.display = True
+        self.slot.mount(panel)
+
+    def show_panel(self, panel: Panel) -> None:
+        """``panel`` has been composed and laid out out of sight (each of its widgets repaints itself once it
+        has its size): the table hidden, the panel moved into its place and given the keyboard, in one frame.
+
+        Textual paints while the widgets' repaints reach the screen one message at a time: the panel's own
+        (it takes the keyboard) painted it twice, and the hand's (it lost the keyboard) once more."""
+        if panel is not self.panel:
+            return  # closed before it was ready
+        self._hold_painting()
+        self._hidden = [child for child in self.children if child.display and child is not self.slot]
         for child in self._hidden:
             child.display = False
-        self.mount(panel)
-        self.shell.refresh_bindings()
+        self.slot.styles.offset = (0, 0)
+        panel.focus_first().call_later(self._shown, panel)  # after the Focus event of what takes the keyboard
+
+    def _shown(self, panel: Panel, waited: int = 0) -> None:
+        """Paint again once no widget of the panel or the table has a repaint on its way to the screen."""
+        if panel is not self.panel:
+            return
+        settling = [widget for widget in (*self.slot.walk_children(with_self=True), *self._hidden)
+                    if widget._repaint_required or widget._layout_required]
+        if settling and waited < 10:
+            self.call_after_refresh(self._shown, panel, waited + 1)
+            return
+        self.shown_panel = panel
+        self._paint_again()
+
+    def _hold_painting(self) -> None:
+        """Textual's App.batch_update, across the messages the change takes (and at most a second)."""
+        if not self._holding:
+            self._holding = True
+            self.app._begin_batch()
+            self.set_timer(1.0, self._paint_again)  # whatever becomes of the panel and its messages
+
+    def _paint_again(self) -> None:
+        if self._holding:
+            self._holding = False
+            self.app._end_batch()
+
+    def on_unmount(self) -> None:
+        self._paint_again()
 
     def close_panel(self, panel: Panel, result: Any = None) -> None:
         """Put the board's table back in place of ``panel`` (if it is the one shown); its callback gets ``result``."""
         if panel is not self.panel:
             return
         done, self.panel, self._panel_done = self._panel_done, None, None
+        self.shown_panel = None
+        self._paint_again()
+        self.slot.display = False  # at once: the panel's removal ends later
         panel.remove()
         for child in self._hidden:
             child.display = True

@@ -21,9 +21,10 @@ from textual.containers import Horizontal, Vertical
 from textual.content import Content
 from textual.css.query import NoMatches
 from textual.dom import NoScreen
-from textual.reactive import var
+from textual.reactive import Reactive, var
 from textual.screen import Screen
-from textual.widgets import Footer, Input, Static
+from textual.widget import Widget
+from textual.widgets import Input, Static
 
 from protocol import messages as m
 from protocol.messages import SERVER_NAME
@@ -32,7 +33,7 @@ from ..games import DEFAULT_GAME, board_class
 from ..games.board import Board
 from ..messages import PlayAction, RequestRejected, SendRequest
 from ..render import Display, render_parts
-from ..widgets.basics import Countdown, LineLog, TooSmall
+from ..widgets.basics import Countdown, KeysFooter, LineLog, TooSmall
 from ..widgets.table import Prompt, SeatPanel, SeatState
 
 if TYPE_CHECKING:
@@ -77,6 +78,9 @@ class TableScreen(Screen[None]):
     MENU = ("end_game", "sit_out", "come_back", "history", "leave", "app.toggle_bell")  # with the app's
 
     view: var[dict[str, Any] | None] = var(None, always_update=True, init=False)
+    # Textual repaints the whole screen when the focus moves (~4.5 KB at 80x24); the widgets whose
+    # look depends on it (:focus, :focus-within) are restyled, and so repainted, by the move itself.
+    focused: Reactive[Widget | None] = Reactive(None, repaint=False)
     LIVE = True  # a live table: a decision of ours rings the bell, and the board opens its decision screens
 
     def __init__(self, table_id: str) -> None:
@@ -166,7 +170,7 @@ class TableScreen(Screen[None]):
         game = self.game_of(self.view)
         self.board = board_class(game)(game, talk, Prompt(id="prompt"))
         yield self.board
-        yield Footer(compact=True)
+        yield KeysFooter()
 
     def on_mount(self) -> None:
         self.query_one("#chat-input", Input).can_focus = False

@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
-from typing import Callable
+from typing import Any, Callable
 
 from textual.app import RenderResult
 from textual.content import Content
 from textual.geometry import Region
 from textual.reactive import reactive
 from textual.widget import Widget
+from textual.widgets import Footer
 
 from ..render import Display
 
@@ -18,6 +19,32 @@ MIN_WIDTH, MIN_HEIGHT = 80, 24
 def display_of(widget: Widget) -> Display:
     """The user's display choices (``--ascii``...) as the app holds them; the defaults outside one."""
     return getattr(widget.app, "display_options", Display())
+
+
+class KeysFooter(Footer):
+    """Textual's compact footer, recomposed only when the keys it shows change.
+
+    Textual's rebuilds its keys on every change of the bindings (a focus move, a
+    view that may change them), and each rebuild repaints the footer (~0.4 KB
+    at 80x24), twice when a panel opens.
+    """
+
+    def __init__(self) -> None:
+        super().__init__(compact=True)
+        self._shown: tuple[Any, ...] | None = None
+
+    def _keys(self) -> tuple[Any, ...]:
+        """What :meth:`Footer.compose` draws the keys from."""
+        return tuple((binding.key, binding.action, binding.description, self.app.get_key_display(binding),
+                      binding.group, enabled, tooltip)
+                     for _, binding, enabled, tooltip in self.screen.active_bindings.values() if binding.show)
+
+    async def recompose(self) -> None:
+        keys = self._keys() if self._bindings_ready and self.is_attached else None
+        if keys is not None and keys == self._shown:
+            return
+        self._shown = keys
+        await super().recompose()
 
 
 class TooSmall(Widget):

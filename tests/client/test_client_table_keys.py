@@ -46,9 +46,8 @@ async def test_a_split_that_timed_out_still_shows_the_showdown():
         waiting = {**SHOWDOWN_VIEW, "phase": "waiting", "legal": [], "to_act": [], "deadline_ms": None}
         app.receive(view_push("t1", copy.deepcopy(waiting)))
         await wait_for(pilot, lambda: (app.table_screen.game or {}).get("phase") == "waiting", what="waiting view")
-        await pilot.pause()
+        await wait_for(pilot, lambda: "Round 3 showdown" in screen_text(app), what="the reveal shown")
         assert screen_name(app) == "RevealPanel"
-        assert "Round 3 showdown" in screen_text(app)
         await pilot.press("escape")  # Escape closes it too, not only Enter
         await wait_for(pilot, lambda: screen_name(app) == "TableScreen", what="reveal closed")
 
@@ -288,3 +287,55 @@ async def test_the_helper_shows_the_meter_once_the_board_has_built_it():
         helper = app.table_screen.query_one(HandHelper)
         helper.refresh()
         await wait_for(pilot, lambda: figure in screen_text(app), what=f"the meter's {figure}")
+
+
+async def test_the_showdown_opening_view_writes_its_panel_once(monkeypatch):
+    """Issue 12 item 13: the view that opens the showdown wrote ~14 KB at 80x24 (15-21 KB in bench_client.py):
+    the table was hidden before the panel was mounted (its rows painted blank), the board's rows were painted
+    again as the panel arrived, took its size and the keyboard, and the focus move repainted the whole screen.
+    Now: the seats and the top bar's changes, the panel once, the footer's keys."""
+    from textual.strip import Strip
+
+    from client.terminal import compact_render
+    from test_client_snapshots import SHOWDOWN_VIEW
+
+    monkeypatch.setattr(Strip, "render", compact_render)  # as the client writes to a terminal
+    app = make_app(ascii=False)
+    written: list[int] = []
+
+    def display(screen, renderable) -> None:  # what App._display would write to a terminal
+        if renderable is not None and not app._batch_count:
+            written.append(len(renderable.render_segments(app.console).encode()))
+
+    async with app.run_test(size=(80, 24)) as pilot:
+        app._display = display  # type: ignore[method-assign]
+        await feed(pilot, {**PLAY_VIEW, "hand": SHOWDOWN_VIEW["hand"], "legal": [], "turn": 3, "to_act": [3]})
+        await pilot.pause(0.05)
+        written.clear()
+        app.receive(view_push("t1", copy.deepcopy(SHOWDOWN_VIEW)))
+        await wait_for(pilot, lambda: screen_name(app) == "SplitPanel" and "Going down (4)" in screen_text(app),
+                       what="arrangement open")
+        await pilot.pause(0.1)
+        assert app.table_screen.board.panel.has_focus
+    assert 2_000 < sum(written) < 7_000, written
+
+
+async def test_the_footer_is_rebuilt_only_when_its_keys_change(monkeypatch):
+    """Textual's footer rebuilds its keys, and repaints, on every change of the bindings (~0.4 KB each)."""
+    from client.widgets.basics import KeysFooter
+
+    composed: list[int] = []
+    compose = KeysFooter.compose
+    monkeypatch.setattr(KeysFooter, "compose", lambda self: (composed.append(1), (yield from compose(self)))[1])
+    app = make_app(ascii=False)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await feed(pilot, OTHERS_TURN)
+        await pilot.pause(0.05)
+        before = len(composed)
+        for _ in range(3):
+            app.table_screen.refresh_bindings()
+            await pilot.pause(0.02)
+        assert len(composed) == before
+        await feed(pilot, PLAY_VIEW)  # our discard: other keys
+        await wait_for(pilot, lambda: len(composed) > before, what="the footer rebuilt")
+        assert "Throw" in screen_text(app).splitlines()[-1]
