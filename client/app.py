@@ -58,6 +58,7 @@ TERMINAL_GONE = 128 + signal.SIGHUP  # the exit code when the terminal hangs up,
 
 
 WEB_DRIVER = "textual.drivers.web_driver:WebDriver"  # textual-serve's: a browser tab over the pipes
+MAX_EARLY_EVENTS = 64  # events of a table kept until its first view (a rematch's table starts before it comes)
 
 
 def terminal_attached() -> bool:
@@ -155,6 +156,7 @@ class DabApp(App[None]):
         self.config = config or ClientConfig()  # not saved unless it came from a file
         self.alerts: list[str] = []  # "your turn" alerts given (what the tests look at)
         self.deals = DealWatch()  # our client seed for each round, and each round's check (docs/FAIRNESS.md)
+        self._early_events: tuple[str, list[dict[str, Any]]] | None = None  # (table, events) before its view
 
     @cached_property
     def lobby(self) -> LobbyScreen:
@@ -311,12 +313,16 @@ class DabApp(App[None]):
             self.post_message(TablesChanged(clean_data([t.to_wire() for t in item.tables])))
 
     def on_view_changed(self, message: ViewChanged) -> None:
+        early, self._early_events = self._early_events, None
         if self.table_screen is None or self.table_screen.table_id != message.table_id:
             self._back_to_lobby(show=False)  # (from one table straight to the next too: a rematch)
             self.table_id, self.view = message.table_id, message.view
             self.table_screen = TableScreen(message.table_id)
             self.table_screen.view = message.view
             self.push_screen(self.table_screen)
+            if early is not None and early[0] == message.table_id:
+                # The view's log has them already; the deal check has not (its deal_commit: our seed).
+                self._check_deals(message.table_id, early[1])
         else:
             self.table_id, self.view = message.table_id, message.view
             self.table_screen.view = message.view
@@ -325,11 +331,20 @@ class DabApp(App[None]):
 
     def on_events_arrived(self, message: EventsArrived) -> None:
         if self.table_screen is not None and self.table_screen.table_id == message.table_id:
-            if self.table_screen.is_mounted:
-                self.table_screen.add_events(message.events)
-            else:
-                self.call_after_refresh(self.table_screen.add_events, message.events)
+            self.table_screen.add_events(message.events)
             self._check_deals(message.table_id, message.events)
+        else:
+            self._keep_early(message.table_id, message.events)
+
+    def _keep_early(self, table_id: str, events: list[dict[str, Any]]) -> None:
+        """Keep the events of a table we have no view of, for when its view comes (one table, bounded).
+
+        A rematch's new table starts at once: its round and ``deal_commit``
+        come before its first view, and our client seed must go before the cut.
+        """
+        kept = self._early_events[1] if self._early_events is not None and self._early_events[0] == table_id else []
+        kept = kept + events
+        self._early_events = (table_id, kept) if len(kept) <= MAX_EARLY_EVENTS else None
 
     def _check_deals(self, table_id: str, events: list[dict[str, Any]]) -> None:
         """Send our seed when a round's deal is sealed; show each round's check when its seed is revealed."""
@@ -340,12 +355,9 @@ class DabApp(App[None]):
         send, verdicts = self.deals.arrived(table_id, events, table.get("seat"), game)
         if send is not None:
             self.run_worker(self._send_seed(table_id, *send), group="net", exit_on_error=False)
-        screen = self.table_screen
         for verdict in verdicts:
-            if screen is not None and screen.is_mounted:
-                screen.show_verdict(verdict)
-            elif screen is not None:
-                self.call_after_refresh(screen.show_verdict, verdict)
+            if self.table_screen is not None:
+                self.table_screen.show_verdict(verdict)
             if not verdict.ok:
                 self.notify(verdict.message, title=f"Round {verdict.round}: the deal is NOT verified",
                             severity="error", timeout=30)
@@ -364,12 +376,8 @@ class DabApp(App[None]):
         self.deals.accepted(table_id, round_no, seed)
 
     def on_chat_arrived(self, message: ChatArrived) -> None:
-        screen = self.table_screen
-        if screen is not None:
-            if screen.is_mounted:
-                screen.add_chat(message.seat, message.name, message.text, message.ts)
-            else:
-                self.call_after_refresh(screen.add_chat, message.seat, message.name, message.text, message.ts)
+        if self.table_screen is not None:
+            self.table_screen.add_chat(message.seat, message.name, message.text, message.ts)
 
     def on_tables_changed(self, message: TablesChanged) -> None:
         # The server sends the table list only to players who are not at a table.
@@ -379,7 +387,7 @@ class DabApp(App[None]):
 
     def on_connection_changed(self, message: ConnectionChanged) -> None:
         previous, self.connection_state = self.connection_state, message.state
-        screen = self.table_screen if self.table_screen is not None and self.table_screen.is_mounted else None
+        screen = self.table_screen
         if message.state == RECONNECTING:
             if previous != RECONNECTING:
                 more = self.display_options.ellipsis

@@ -104,6 +104,12 @@ class Board(Vertical):
         return self.screen  # type: ignore[return-value]
 
     @property
+    def showing(self) -> bool:
+        """Still in a table screen that shows (:attr:`TableScreen.showing`): what was put off until after a
+        refresh (a panel shown once laid out, Cribbage's show) is dropped once the table has gone."""
+        return self.is_attached and self.shell.showing
+
+    @property
     def display_options(self) -> Display:
         return getattr(self.app, "display_options", Display())
 
@@ -192,8 +198,8 @@ class Board(Vertical):
 
         Textual paints while the widgets' repaints reach the screen one message at a time: the panel's own
         (it takes the keyboard) painted it twice, and the hand's (it lost the keyboard) once more."""
-        if panel is not self.panel:
-            return  # closed before it was ready
+        if panel is not self.panel or not self.showing:
+            return  # closed before it was ready (or the table has gone: we left, a rematch)
         self._hold_painting()
         self._hidden = [child for child in self.children if child.display and child is not self.slot]
         for child in self._hidden:
@@ -203,7 +209,7 @@ class Board(Vertical):
 
     def _shown(self, panel: Panel, waited: int = 0) -> None:
         """Paint again once no widget of the panel or the table has a repaint on its way to the screen."""
-        if panel is not self.panel:
+        if panel is not self.panel or not self.showing:
             return
         settling = [widget for widget in (*self.slot.walk_children(with_self=True), *self._hidden)
                     if widget._repaint_required or widget._layout_required]

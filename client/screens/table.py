@@ -12,15 +12,13 @@ shown nor acted on (``check_action``, here and on the board).
 from __future__ import annotations
 
 from functools import cached_property
-from typing import TYPE_CHECKING, Any, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Mapping, Sequence
 
 from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.content import Content
-from textual.css.query import NoMatches
-from textual.dom import NoScreen
 from textual.reactive import Reactive, var
 from textual.screen import Screen
 from textual.widget import Widget
@@ -33,7 +31,7 @@ from ..games import DEFAULT_GAME, board_class
 from ..games.board import Board
 from ..messages import PlayAction, RequestRejected, SendRequest
 from ..render import Display, render_parts
-from ..widgets.basics import Countdown, KeysFooter, LineLog, TooSmall
+from ..widgets.basics import Countdown, KeysFooter, LineLog, TooSmall, on_stack
 from ..widgets.table import Prompt, SeatPanel, SeatState
 
 if TYPE_CHECKING:
@@ -41,6 +39,7 @@ if TYPE_CHECKING:
     from engine.fairness import Verdict
 
 MAX_SEATS = 5
+MAX_EARLY_NEWS = 256  # pushes kept for a table screen not mounted yet (it mounts within a frame or two)
 SIT_OUT = "sit out: played for you, not dealt in; again: back in"
 
 
@@ -97,6 +96,7 @@ class TableScreen(Screen[None]):
         self._offered: tuple[bool, ...] = ()
         self._mine = False  # the last view had a decision of ours (the bell rings when one begins)
         self.verdict: Verdict | None = None  # the last round's deal check (the mark in the top bar)
+        self._early: list[Callable[[], None]] = []  # what was shown before the screen was mounted, in order
 
     @property
     def display_options(self) -> Display:
@@ -176,16 +176,35 @@ class TableScreen(Screen[None]):
         self.query_one("#chat-input", Input).can_focus = False
         if self.view is not None:
             self._apply(self.view)
+        early, self._early = self._early, []
+        for show in early:
+            show()
 
     def on_screen_resume(self) -> None:
         self.refresh_bindings()  # keys offered may have changed while another screen was on top
 
+    @property
+    def showing(self) -> bool:
+        """Mounted and still on the app's screen stack (:func:`~client.widgets.basics.on_stack`): what
+        arrives for a table screen that has gone is dropped before it reaches a widget."""
+        return self.is_mounted and on_stack(self)
+
+    def _show(self, show: Callable[[], None]) -> None:
+        """Run ``show`` now if the screen is showing; once mounted if it is not yet (in order); else never.
+
+        The app hands a table screen its view, events, chat and deal checks as
+        they come, from the moment it is pushed: the first ones can come before
+        it is mounted (a rematch's new table starts at once).
+        """
+        if not self.is_mounted:
+            if len(self._early) < MAX_EARLY_NEWS:
+                self._early.append(show)
+        elif self.showing:
+            show()
+
     def watch_view(self, view: dict[str, Any] | None) -> None:
-        if view is not None and self.is_mounted:
-            try:
-                self._apply(view)
-            except (NoMatches, NoScreen):  # the screen is being torn down (the app is closing)
-                pass
+        if view is not None and self.showing:  # (before the mount, on_mount applies the latest view)
+            self._apply(view)
 
     def focus_board(self) -> None:
         chat = self.query_one("#chat-input", Input)
@@ -350,12 +369,8 @@ class TableScreen(Screen[None]):
     # ------------------------------------------------------------ events and chat
 
     def add_events(self, events: list[dict[str, Any]]) -> None:
-        if self.board is None:
-            return
-        try:
-            self.board.add_events(events, self.query_one("#log", LineLog))
-        except (NoMatches, NoScreen):  # the screen is being torn down (we left, or quit): nothing to show
-            pass
+        """Things that just happened at the table: the board words them in the log (see :meth:`_show`)."""
+        self._show(lambda: self.board.add_events(events, self.query_one("#log", LineLog)) if self.board else None)
 
     def add_chat(self, seat: int | None, name: str, text: str, ts: int = 0) -> None:
         key = (ts, seat, name, text)
@@ -365,13 +380,11 @@ class TableScreen(Screen[None]):
         style = "bold #5fd7ff" if seat is not None else "bold #d7afff"
         # A nil seat is a spectator, or the server itself (whose name no player may take).
         who = name if seat is not None or name == SERVER_NAME else f"{name} (watching)"
-        self.query_one("#chat", LineLog).write(Content.assemble(Content.styled(who, style), ": ", Content(text)))
+        line = Content.assemble(Content.styled(who, style), ": ", Content(text))
+        self._show(lambda: self.query_one("#chat", LineLog).write(line))
 
     def note(self, text: str, style: str = "#ffaf5f") -> None:
-        try:
-            self.query_one("#log", LineLog).write(Content.styled(text, style))
-        except NoMatches:  # the screen is being torn down
-            pass
+        self._show(lambda: self.query_one("#log", LineLog).write(Content.styled(text, style)))
 
     def show_verdict(self, verdict: Verdict) -> None:
         """A round's deal checked: quietly in the log and the top bar, or loudly (its message in red)."""
@@ -380,8 +393,7 @@ class TableScreen(Screen[None]):
             self.note(f"Round {verdict.round}: deal verified", "dim #87d787")
         else:
             self.note(f"Round {verdict.round}: DEAL NOT VERIFIED: {verdict.message}", "bold #ff5f5f")
-        if self.view is not None:
-            self._update_info(self.view, self.table)
+        self._show(lambda: self._update_info(self.view, self.table) if self.view is not None else None)
 
     @on(Input.Submitted, "#chat-input")
     def _send_chat(self, event: Input.Submitted) -> None:
@@ -394,7 +406,7 @@ class TableScreen(Screen[None]):
     def on_request_rejected(self, message: RequestRejected) -> None:
         if message.kind is m.Act:
             self.pending = False
-            if self.view is not None:
+            if self.view is not None and self.showing:
                 self._apply(self.view)
 
     # ------------------------------------------------------------ actions

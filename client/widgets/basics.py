@@ -16,6 +16,15 @@ from ..render import Display
 MIN_WIDTH, MIN_HEIGHT = 80, 24
 
 
+def on_stack(screen: Widget) -> bool:
+    """Is ``screen`` on the screen stack of an app still running? A screen popped (we left the table, a
+    rematch opened the next one) or one of an app shutting down is still "mounted" for Textual while its
+    widgets are removed one by one: what still arrives for it must not reach a widget that has left
+    (``NoMatches``) or a board with no screen any more (``NoScreen``)."""
+    app = screen.app
+    return app.is_running and screen.is_attached and screen in app.screen_stack
+
+
 def display_of(widget: Widget) -> Display:
     """The user's display choices (``--ascii``...) as the app holds them; the defaults outside one."""
     return getattr(widget.app, "display_options", Display())

@@ -46,8 +46,10 @@ async def test_every_round_is_seeded_checked_and_marked_quietly(make_app):
         assert not warnings and screen.verdict.ok and screen.verdict.round == 1
         info, log = await wait_for(pilot, lambda: "deal verified" in shown(screen)[0] and shown(screen), what="mark")
         assert "Round 1: deal verified" in log and "NOT VERIFIED" not in info + log
-        fair = app.view["game"]["fair"]
-        assert fair["seed"] is not None and fair["round"] == 1
+        # The view that reveals the seed comes after the events that did (the check is made from those).
+        fair = await wait_for(pilot, lambda: app.view["game"]["fair"]["seed"] and app.view["game"]["fair"],
+                              what="the view revealing the seed")
+        assert fair["round"] == 1
         sent = app.view["table"]["seat"]
         if not fair["fixed"] or str(sent) in fair["client_seeds"]:  # our seed was in time (it is, unless the bot cut first)
             assert len(fair["client_seeds"][str(sent)]) == 64

@@ -9,15 +9,17 @@ so the pictures never depend on the clock or a shuffle.
 
 from __future__ import annotations
 
+import contextlib
 import copy
 import time
 from pathlib import Path
-from typing import Any
+from typing import Any, AsyncIterator
 
 import pytest
 
 from client import app as client_app
 from client.app import DabApp
+from client.screens.dialogs import ConfirmScreen
 from client.render import Display
 from client.session import Session
 from engine.contract import StartRound, Status
@@ -202,3 +204,83 @@ async def test_a_rematch_accepted_by_every_seat_starts_the_new_table(server):
         await bob.wait_for(lambda: len(bob.facts) == 2 and bob.facts[app.table_id]["state"] == "playing")
         await wait_for(pilot, lambda: screen_name(app) in ("TableScreen", "CutScreen"), what="the new table shown")
         assert [x["name"] for x in app.table_screen.table["members"]] == ["Bob", "Ann"]
+
+
+class SlowApp(DabApp):
+    """An app that reads nothing while ``held``: what arrives meanwhile reaches it in one burst on
+    :meth:`release`, as it does a client too slow to keep up (a loaded machine)."""
+
+    CSS_PATH = CannedApp.CSS_PATH
+
+    def __init__(self, session: Session) -> None:
+        super().__init__(session, player_name=session.name)
+        self.held: list[Any] | None = None
+
+    def receive(self, item: Any) -> None:
+        if self.held is not None:
+            self.held.append(item)
+        else:
+            super().receive(item)
+
+    def release(self) -> None:
+        held, self.held = self.held or [], None
+        for item in held:
+            super().receive(item)
+
+
+@contextlib.asynccontextmanager
+async def at_the_rematch_cut(server: Any) -> AsyncIterator[tuple[Any, SlowApp, ScriptedClient, Any, int]]:
+    """Ann hosts (seat 0, so her first decision at the rematch's table is its cut) and offers by key; a modal
+    is open over her game over when Bob's acceptance starts the rematch while her client reads nothing, so the
+    old table's last pushes, the new table's first events (its round, its ``deal_commit``) and its first view
+    reach her at once. Yields (pilot, app, bob, the old table screen, how many events Bob had before)."""
+    app = SlowApp(Session("127.0.0.1", server.port, "Ann"))
+    async with app.run_test(size=(100, 30)) as pilot, ScriptedClient(server.port, "Bob") as bob:
+        await wait_for(pilot, lambda: screen_name(app) == "LobbyScreen", what="lobby")
+        created = await app.session.request(m.CreateTable, name="Again", settings=m.TableSettings(seats=2))
+        await bob.request(m.Join, table_id=created["table_id"])
+        await app.session.request(m.Start)
+        await app.session.request(m.EndGame)
+        await wait_for(pilot, lambda: screen_name(app) == "GameOverScreen", what="game over")
+        await pilot.press("r")
+        await wait_for(pilot, lambda: "waiting for Bob" in screen_text(app), what="her offer")
+        app.push_screen(ConfirmScreen("A question left open over the game over?"))
+        await wait_for(pilot, lambda: screen_name(app) == "ConfirmScreen", what="a modal over the game over")
+        old, before = app.table_screen, len(bob.events)
+        app.held = []
+        await bob.request(m.AnswerRematch, accept=True)
+        await wait_for(pilot, lambda: any(isinstance(item, m.View) and item.table_id != created["table_id"]
+                                          for item in app.held or ()), what="the new table's view, held")
+        app.release()
+        yield pilot, app, bob, old, before
+
+
+async def test_a_rematch_whose_first_decision_is_our_cut_opens_it_and_sends_our_seed_first(server):
+    """The new table's events come before its view: the client keeps them, so its client seed for the
+    new table's first round goes in before the cut (Bob is told of it), and the cut window opens on it."""
+    async with at_the_rematch_cut(server) as (pilot, app, bob, old, before):
+        cut = await wait_for(pilot, lambda: screen_name(app) == "CutScreen" and app.screen, what="the cut window")
+        assert app.screen_stack[-2:] == [app.table_screen, cut] and app.table_screen is not old
+        seed = await bob.wait_for(lambda: next((e for e in bob.events[before:] if e["kind"] == "client_seed"), None))
+        assert seed["seat"] == 0
+        await pilot.press("enter")
+        made = await bob.wait_for(lambda: next((e for e in bob.events[before:] if e["kind"] == "cut"), None))
+        assert made["seat"] == 0 and not made["random"]
+        await wait_for(pilot, lambda: "You cut at" in app.table_screen.query_one("#log").plain, what="the cut logged")
+
+
+async def test_the_table_screen_a_rematch_closed_ignores_what_still_comes_for_it(server):
+    """What arrives for the old table's screen once the rematch has removed it (a view, events, chat, a deal
+    check, a note) is dropped: nothing reaches its removed widgets (no NoMatches or NoScreen) or the new table."""
+    from engine.fairness import Verdict
+
+    async with at_the_rematch_cut(server) as (pilot, app, bob, old, before):
+        await wait_for(pilot, lambda: screen_name(app) == "CutScreen" and not old.is_attached, what="the old one gone")
+        old.view = {**old.view, "table": {**old.table, "name": "Late"}}
+        old.add_events([{"kind": "chat_note", "text": "late"}])
+        old.add_chat(1, "Bob", "late line", 1)
+        old.show_verdict(Verdict(1, False, "cut", "late verdict"))
+        old.note("late note")
+        await pilot.pause()
+        assert app.return_code is None and screen_name(app) == "CutScreen"
+        assert "late" not in app.table_screen.query_one("#log").plain + screen_text(app)

@@ -318,7 +318,12 @@ class CribbageBoard(Board):
             self._write(event, log)
             counted = counted or event.get("kind") in ("show", "claim", "muggins")
         if counted:
-            self.call_after_refresh(self.open_show)
+            self.call_after_refresh(self._open_show_if_shown)
+
+    def _open_show_if_shown(self) -> None:
+        """The show, once the events are drawn: unless the table has gone meanwhile (we left, a rematch)."""
+        if self.showing:
+            self.open_show()
 
     # ------------------------------------------------------------ keys
 

@@ -7,7 +7,6 @@ from typing import Any, Mapping, Sequence
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import VerticalScroll
-from textual.css.query import NoMatches
 from textual.content import Content
 from textual.screen import Screen
 from textual.widgets import Footer, Static
@@ -16,7 +15,7 @@ from protocol import messages as m
 
 from ...messages import SendRequest
 from ...render import Display, chips
-from ...widgets.basics import TooSmall
+from ...widgets.basics import TooSmall, on_stack
 
 BLOCKS = "▁▂▃▄▅▆▇█"
 ASCII_LEVELS = "_.-=+*#@"
@@ -100,10 +99,9 @@ class GameOverScreen(Screen[None]):
             self._show_rematch()
 
     def _show_rematch(self) -> None:
-        try:
-            self.query_one("#rematch", Static).update(self._rematch_line())
-        except NoMatches:  # being torn down (the table is closing): nothing to show any more
+        if not on_stack(self):  # closed: the table, or the app, is going
             return
+        self.query_one("#rematch", Static).update(self._rematch_line())
         self.refresh_bindings()
 
     def _rematch_line(self) -> Content:
