@@ -88,3 +88,24 @@ async def test_a_host_alone_with_bots_gets_the_rematch_at_once_in_any_game(conne
         await ann.request(m.OfferRematch)
         new = await ann.wait_for(lambda: next((t for t in ann.facts if t != created["table_id"]), None))
         assert ann.facts[new]["state"] == "playing" and ann.facts[new]["settings"]["game"] == "cribbage"
+
+
+async def test_a_restart_forgets_a_pending_offer_and_the_host_offers_again(durable):
+    """Offers are not stored (PROTOCOL.md ``offer_rematch``, DURABILITY.md): the finished table comes back with
+    its seats and standings and no offer; the host offers again and the rematch starts as before."""
+    server = await durable()
+    async with ScriptedClient(server.port, "ann") as ann, ScriptedClient(server.port, "bob") as bob:
+        old = await game_over(ann, bob, bots=0)
+        await ann.request(m.OfferRematch)
+        await bob.wait_for(lambda: bob.facts[old]["rematch"])
+        tokens = ann.link.token, bob.link.token
+    await server.close(grace=1.0)
+    server = await durable()
+    async with ScriptedClient(server.port, "ann", tokens[0]) as ann, ScriptedClient(server.port, "bob", tokens[1]) as bob:
+        facts = await bob.wait_for(lambda: bob.facts.get(old))
+        assert facts["state"] == "finished" and facts["rematch"] is None and facts["seat"] == 1
+        await ann.request(m.OfferRematch)
+        await bob.wait_for(lambda: (bob.facts[old]["rematch"] or {}).get("waiting") == [1])
+        await bob.request(m.AnswerRematch, accept=True)
+        new = await ann.wait_for(lambda: next((t for t in ann.facts if t != old), None))
+        assert (await bob.wait_for(lambda: bob.facts.get(new)))["state"] == "playing"
