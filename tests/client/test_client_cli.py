@@ -292,8 +292,9 @@ async def test_the_practice_server_listens_without_warming_every_game(monkeypatc
 
 def test_a_practice_game_paints_its_table_without_loading_what_it_does_not_show(tmp_path):
     """Start-up (issue 12 item 13): a Down and Back practice loads neither Cribbage (~35 ms of imports), nor
-    the store (no database), nor ``importlib.metadata`` (the version), nor the lobby's screen, nor asks for the
-    table list (whose games would load every game) before its table is painted."""
+    the store (no database), nor ``importlib.metadata`` (the version), nor the lobby's screen, nor the strong
+    bot (its tables: 87 KB of source) when no bot plays strong, nor asks for the table list (whose games would
+    load every game) before its table is painted."""
     code = """if True:
         import asyncio, sys
         from client.practice import PracticeOptions, start_practice
@@ -312,7 +313,8 @@ def test_a_practice_game_paints_its_table_without_loading_what_it_does_not_show(
         assert app.table_screen is not None and app.table_screen.game is not None
         assert m.ListTables not in [kind for kind, _ in app.requests_sent]
         print(sorted(name for name in ("engine.games.cribbage", "server.store", "importlib.metadata",
-                                       "client.screens.lobby") if name in sys.modules))
+                                       "client.screens.lobby", "engine.games.down_and_back.strong",
+                                       "engine.games.down_and_back.final_hands") if name in sys.modules))
     """
     env = dict(os.environ, DAB_CONFIG_DIR=str(tmp_path), PYTHONPATH=str(ROOT))
     result = subprocess.run([sys.executable, "-c", code], cwd=ROOT, env=env, capture_output=True, text=True,

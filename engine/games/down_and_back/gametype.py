@@ -12,7 +12,6 @@ from .events import describe
 from .rounds import public_round, round_outcome, round_record
 from .tables import warm_up
 from .rules import MAX_PLAYERS, MIN_PLAYERS, OVER, SETTING_FIELDS, Game, Settings
-from .strong import strong_action
 from .views import decision_view
 
 
@@ -50,6 +49,8 @@ class DownAndBack:
         """``easy``: the timeout's passive play (stock, recommended throw and split); ``normal`` (the default):
         the baseline bot; ``strong``: Monte Carlo (:mod:`.strong`), drawing from :func:`bot_rng`."""
         if level == "strong":
+            from .strong import strong_action  # its tables (87 KB of source) only for a table with a strong bot
+
             return strong_action(game.view(seat), bot_rng(game.initial_rng, len(game.history), seat))
         if level == "easy":
             return timeout_action(decision_view(game, seat))
