@@ -1129,17 +1129,30 @@ async function lobbyErrors(port) {
   }
 }
 
-/** A Down and Back game with `humans` human seats and `bots` bots, played to its natural end. */
-async function downAndBack(port, { humans = 3, bots = 1, rules = { ante: 10, stack: 30 }, spectator = true, reconnect = true }) {
-  const names = ["Ann", "Bob", "Cyd", "Dee", "Eve"].slice(0, humans).map((n) => `${n}${uniq()}`);
+/** A player per name, each one's balance before the game, every seat played at random, the host's events
+ *  checked against the rules. */
+async function players(port, game, names) {
   const conns = [];
   for (const n of names) conns.push(await greet(port, n));
   const balances = [];
   for (const c of conns) balances.push((await c.request("list_tables")).result.balance);
-  const [host, ...others] = conns;
   const totalChips = { value: null };
-  for (const c of conns) { autoplay(c, "down-and-back", { totalChips }); c.sendSeeds = true; }
-  host.rules = new RulesWatcher("down-and-back", host.label);
+  for (const c of conns) { autoplay(c, game, { totalChips }); c.sendSeeds = true; }
+  conns[0].rules = new RulesWatcher(game, conns[0].label);
+  return { conns, balances, totalChips, host: conns[0], others: conns.slice(1) };
+}
+
+/** README "Your chips stay yours": the balance after a game is the one before, less the buy-in, plus the final stack. */
+async function checkBalance(c, before, standings) {
+  const lt = await c.request("list_tables");
+  const st = standings.find((s) => s.seat === c.seat);
+  check(lt.result.balance === before - st.brought + st.stack, `${c.label} balance`, `${before} - ${st.brought} + ${st.stack} != ${lt.result.balance}`);
+}
+
+/** A Down and Back game with `humans` human seats and `bots` bots, played to its natural end. */
+async function downAndBack(port, { humans = 3, bots = 1, rules = { ante: 10, stack: 30 }, spectator = true, reconnect = true }) {
+  const names = ["Ann", "Bob", "Cyd", "Dee", "Eve"].slice(0, humans).map((n) => `${n}${uniq()}`);
+  const { conns, balances, totalChips, host, others } = await players(port, "down-and-back", names);
   const made = await host.request("create_table", { name: "Stranger's table", settings: { game: "down-and-back", seats: humans + bots, rules }, private_code: null }, { expect: "ok" });
   const tableId = made.result.table_id;
   for (const c of others) {
@@ -1236,9 +1249,7 @@ async function downAndBack(port, { humans = 3, bots = 1, rules = { ante: 10, sta
   check(finals[0].table.chip_history !== null, "down-and-back", "chip_history is nil at game over");
   // Each human's balance: before - brought + final stack (README "Your chips stay yours").
   for (const [i, c] of conns.entries()) {
-    const lt = await c.request("list_tables");
-    const st = final.standings.find((s) => s.seat === c.seat);
-    check(lt.result.balance === balances[i] - st.brought + st.stack, `${c.label} balance`, `${balances[i]} - ${st.brought} + ${st.stack} != ${lt.result.balance}`);
+    await checkBalance(c, balances[i], final.standings);
     const h = await c.request("history", { limit: 10 }, { expect: "ok" });
     if (h.type !== "ok") continue;
     check(h.result.rounds.length === final.round, `${c.label} history`, `${h.result.rounds.length} rounds, the game had ${final.round}`);
@@ -1264,14 +1275,7 @@ async function downAndBack(port, { humans = 3, bots = 1, rules = { ante: 10, sta
 /** A Cribbage table with `humans` human seats (and bots to fill `seats`), played until the table is over. */
 async function cribbage(port, { humans = 2, seats = 2, bots = seats - humans, rules = { target: 61, stake: 10000 }, endAfterGame = false }) {
   const names = ["Cat", "Dan", "Ed", "Flo"].slice(0, humans).map((n) => `${n}${uniq()}`);
-  const conns = [];
-  for (const n of names) conns.push(await greet(port, n));
-  const balances = [];
-  for (const c of conns) balances.push((await c.request("list_tables")).result.balance);
-  const [host, ...others] = conns;
-  const totalChips = { value: null };
-  for (const c of conns) { autoplay(c, "cribbage", { totalChips }); c.sendSeeds = true; }
-  host.rules = new RulesWatcher("cribbage", host.label);
+  const { conns, balances, totalChips, host, others } = await players(port, "cribbage", names);
   const made = await host.request("create_table", { name: "Crib", settings: { game: "cribbage", seats, rules }, private_code: null }, { expect: "ok" });
   const tableId = made.result.table_id;
   for (const c of others) await c.request("join", { table_id: tableId, seat: null, private_code: null }, { expect: "ok" });
@@ -1298,9 +1302,7 @@ async function cribbage(port, { humans = 2, seats = 2, bots = seats - humans, ru
     for (const l of w.losses) check([1, 2, 3].includes(l.multiplier), "cribbage", `multiplier ${l.multiplier}`);
   }
   for (const [i, c] of conns.entries()) {
-    const lt = await c.request("list_tables");
-    const st = final.standings.find((s) => s.seat === c.seat);
-    check(lt.result.balance === balances[i] - st.brought + st.stack, `${c.label} balance`, `${balances[i]} - ${st.brought} + ${st.stack} != ${lt.result.balance}`);
+    await checkBalance(c, balances[i], final.standings);
     const h = await c.request("history", { limit: 100 }, { expect: "ok" });
     if (h.type !== "ok") continue;
     for (const r of h.result.rounds) keysCheck(r, ["game_name", "table_id", "finished_at", "round", "game", "deal", "dealer", "players", "stacks", "pot", "scores", "show", "won", "abandoned"], `${c.label} cribbage round record`);
