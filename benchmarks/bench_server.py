@@ -328,7 +328,10 @@ async def measure_game(
     finally:
         process.terminate()
         await process.wait()
-    await asyncio.sleep(0.1)  # the log's last lines
+        await asyncio.sleep(0.1)  # the log's last lines
+        warned = [line.strip() for line in log if " WARNING " in line or " ERROR " in line]
+        if warned:  # e.g. clients dropped for not reading: say so beside the figures
+            print(f"the server warned {len(warned)} times, first: " + " | ".join(warned[:3]))
     health = [line[line.index("health:"):].strip() for line in log if "health:" in line]
     return rtts, updates, errors, health[-1] if health else "no health line (no traffic?)"
 
