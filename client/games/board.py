@@ -209,8 +209,11 @@ class Board(Vertical):
 
     def _shown(self, panel: Panel, waited: int = 0) -> None:
         """Paint again once no widget of the panel or the table has a repaint on its way to the screen."""
-        if panel is not self.panel or not self.showing:
+        if not self.showing:
+            self._paint_again()  # the table has gone: the screen now on top must paint
             return
+        if panel is not self.panel:
+            return  # closed meanwhile (which paints again)
         settling = [widget for widget in (*self.slot.walk_children(with_self=True), *self._hidden)
                     if widget._repaint_required or widget._layout_required]
         if settling and waited < 10:

@@ -339,3 +339,21 @@ async def test_the_footer_is_rebuilt_only_when_its_keys_change(monkeypatch):
         await feed(pilot, PLAY_VIEW)  # our discard: other keys
         await wait_for(pilot, lambda: len(composed) > before, what="the footer rebuilt")
         assert "Throw" in screen_text(app).splitlines()[-1]
+
+
+async def test_painting_held_for_a_panel_resumes_when_its_table_goes():
+    """A panel moving in holds the painting until its repaints have reached the screen; if the table goes
+    meanwhile (we left, a rematch's table replaced it), what comes on top must still be painted."""
+    from test_client_snapshots import SHOWDOWN_VIEW
+
+    app = make_app(ascii=False)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await feed(pilot, SHOWDOWN_VIEW)
+        await wait_for(pilot, lambda: screen_name(app) == "SplitPanel", what="arrangement shown")
+        board = app.table_screen.board
+        assert app._batch_count == 0
+        board._hold_painting()  # as a panel moving in does
+        app._back_to_lobby()
+        await wait_for(pilot, lambda: not board.showing, what="the table gone")
+        board._shown(board.panel)
+        assert app._batch_count == 0
