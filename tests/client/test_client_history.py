@@ -166,16 +166,24 @@ async def test_history_from_the_lobby_pages_and_a_replay_steps_forward_and_back(
                        .split("You are")[0], what="Ann hidden")
 
 
+async def ann_hosts_a_finished_game(pilot: Any, app: DabApp, bob: ScriptedClient, bots: int = 0) -> str:
+    """Ann (the app) opens a table, Bob joins, ``bots`` bots fill it; she starts and ends the game: its id."""
+    await wait_for(pilot, lambda: screen_name(app) == "LobbyScreen", what="lobby")
+    created = await app.session.request(m.CreateTable, name="Again", settings=m.TableSettings(seats=2 + bots))
+    await bob.request(m.Join, table_id=created["table_id"])
+    for _ in range(bots):
+        await app.session.request(m.AddBot)
+    await app.session.request(m.Start)
+    await app.session.request(m.EndGame)
+    await wait_for(pilot, lambda: screen_name(app) == "GameOverScreen", what="game over")
+    return created["table_id"]
+
+
 async def test_the_host_offers_a_rematch_by_key_and_sees_who_is_awaited_and_a_decline(server):
     app = DabApp(Session("127.0.0.1", server.port, "Ann"), player_name="Ann")
     async with app.run_test(size=(100, 30)) as pilot, ScriptedClient(server.port, "Bob") as bob:
-        await wait_for(pilot, lambda: screen_name(app) == "LobbyScreen", what="lobby")
-        created = await app.session.request(m.CreateTable, name="Again", settings=m.TableSettings(seats=3))
-        await bob.request(m.Join, table_id=created["table_id"])
-        await app.session.request(m.AddBot)
-        await app.session.request(m.Start)
-        await app.session.request(m.EndGame)
-        over = await wait_for(pilot, lambda: screen_name(app) == "GameOverScreen" and app.screen, what="game over")
+        await ann_hosts_a_finished_game(pilot, app, bob, bots=1)
+        over = app.screen
         await wait_for(pilot, lambda: "offer a rematch" in screen_text(app), what="the host's rematch line")
         await pilot.press("r")
         await wait_for(pilot, lambda: "waiting for Bob" in screen_text(app), what="the offer shown")  # the bot accepted
@@ -236,12 +244,7 @@ async def at_the_rematch_cut(server: Any) -> AsyncIterator[tuple[Any, SlowApp, S
     reach her at once. Yields (pilot, app, bob, the old table screen, how many events Bob had before)."""
     app = SlowApp(Session("127.0.0.1", server.port, "Ann"))
     async with app.run_test(size=(100, 30)) as pilot, ScriptedClient(server.port, "Bob") as bob:
-        await wait_for(pilot, lambda: screen_name(app) == "LobbyScreen", what="lobby")
-        created = await app.session.request(m.CreateTable, name="Again", settings=m.TableSettings(seats=2))
-        await bob.request(m.Join, table_id=created["table_id"])
-        await app.session.request(m.Start)
-        await app.session.request(m.EndGame)
-        await wait_for(pilot, lambda: screen_name(app) == "GameOverScreen", what="game over")
+        old_id = await ann_hosts_a_finished_game(pilot, app, bob)
         await pilot.press("r")
         await wait_for(pilot, lambda: "waiting for Bob" in screen_text(app), what="her offer")
         app.push_screen(ConfirmScreen("A question left open over the game over?"))
@@ -249,7 +252,7 @@ async def at_the_rematch_cut(server: Any) -> AsyncIterator[tuple[Any, SlowApp, S
         old, before = app.table_screen, len(bob.events)
         app.held = []
         await bob.request(m.AnswerRematch, accept=True)
-        await wait_for(pilot, lambda: any(isinstance(item, m.View) and item.table_id != created["table_id"]
+        await wait_for(pilot, lambda: any(isinstance(item, m.View) and item.table_id != old_id
                                           for item in app.held or ()), what="the new table's view, held")
         app.release()
         yield pilot, app, bob, old, before
