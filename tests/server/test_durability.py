@@ -200,7 +200,10 @@ async def test_exported_history_replays_to_the_same_final_stacks(tmp_path):
     assert [r["round"] for r in table["rounds"]] == list(range(1, game.round_no + 1))
     for entry in table["rounds"]:  # each round's own actions are a slice of the game's log
         assert entry["actions"] == table["actions"][entry["first_seq"]:entry["last_seq"] + 1]
-        assert entry["result"]["round"] == entry["round"]
+        if entry["result"] is None:  # the host's end came after the next deal (a loaded machine): cut short
+            assert entry is table["rounds"][-1] and entry["round"] > 4
+        else:
+            assert entry["result"]["round"] == entry["round"]
     assert text.returncode == 0, text.stderr
     assert "(Down and Back, finished)" in text.stdout and "--- Round 1\n" in text.stdout
     assert " deals, " in text.stdout and "is dealt" in text.stdout and "Final stacks:" in text.stdout
