@@ -34,7 +34,7 @@ from typing import TYPE_CHECKING, Any, Callable, ClassVar, Iterable, Mapping, Mu
 from .cards import DECK
 from .errors import EngineError, IllegalAction, InvalidAction
 from .records import Record
-from .rng import HashRng
+from .rng import BitPool, HashRng
 
 if TYPE_CHECKING:
     from .contract import GameType
@@ -101,12 +101,12 @@ def fisher_yates(items: MutableSequence[T], below: Callable[[int], int]) -> None
         items[i], items[j] = items[j], items[i]
 
 
-class DealStream:
+class DealStream(BitPool):
     """A round's chance: block ``k`` is ``HMAC-SHA256(key=seed, STREAM_LABEL || 0x00 || u16 version ||
     u64 round || client seeds digest || u64 k)``; the blocks in order are one bit string, read most
     significant bit first. Its state is ``(counter, pool, pool_bits)``: the unread bits of the last block."""
 
-    __slots__ = ("key", "prefix", "counter", "pool", "pool_bits")
+    __slots__ = ("key", "prefix")
 
     def __init__(self, seed: bytes, round_no: int, client_seeds: Mapping[int, bytes],
                  counter: int = 0, pool: int = 0, pool_bits: int = 0) -> None:
@@ -114,17 +114,8 @@ class DealStream:
         self.prefix = STREAM_LABEL + b"\x00" + _u16(VERSION) + _u64(round_no) + client_seeds_digest(client_seeds)
         self.counter, self.pool, self.pool_bits = counter, pool, pool_bits
 
-    def bits(self, width: int) -> int:
-        """The next ``width`` bits of the stream (``width`` at most 256)."""
-        if self.pool_bits < width:
-            block = hmac.digest(self.key, self.prefix + _u64(self.counter), "sha256")
-            self.counter += 1
-            self.pool = (self.pool << 256) | int.from_bytes(block, "big")
-            self.pool_bits += 256
-        self.pool_bits -= width
-        value = self.pool >> self.pool_bits
-        self.pool &= (1 << self.pool_bits) - 1
-        return value
+    def _block(self, counter: int) -> bytes:
+        return hmac.digest(self.key, self.prefix + _u64(counter), "sha256")
 
     def randbelow(self, n: int) -> int:
         return sample_below(n, self.bits)

@@ -22,15 +22,33 @@ class Rng(Protocol):
     def randbelow(self, n: int) -> int: ...
 
 
-class HashRng:
-    """SHA-256 counter-mode generator.
+class BitPool:
+    """A counter-mode stream of 256-bit blocks (``_block(k)``), read as one bit string, most
+    significant bit first. Each block is spent a few bits at a time, so a shuffle costs a couple of
+    hashes, not fifty; the unread bits of the last block (``pool``, ``pool_bits``) travel with the state."""
 
-    Each block of 256 bits is spent a few bits at a time, so a shuffle costs a
-    couple of hashes, not fifty. The whole state is ``(seed, counter, pool,
-    pool_bits)``: the unspent bits of the current block travel with it.
-    """
+    __slots__ = ("counter", "pool", "pool_bits")
 
-    __slots__ = ("seed", "counter", "pool", "pool_bits")
+    def _block(self, counter: int) -> bytes:
+        raise NotImplementedError
+
+    def bits(self, width: int) -> int:
+        """The next ``width`` bits of the stream (``width`` at most 256)."""
+        if self.pool_bits < width:
+            block = self._block(self.counter)
+            self.counter += 1
+            self.pool = (self.pool << 256) | int.from_bytes(block, "big")
+            self.pool_bits += 256
+        self.pool_bits -= width
+        value = self.pool >> self.pool_bits
+        self.pool &= (1 << self.pool_bits) - 1
+        return value
+
+
+class HashRng(BitPool):
+    """SHA-256 counter-mode generator. The whole state is ``(seed, counter, pool, pool_bits)``."""
+
+    __slots__ = ("seed",)
 
     def __init__(
         self, seed: bytes | str | int | None = None, counter: int = 0, pool: int = 0, pool_bits: int = 0,
@@ -46,16 +64,8 @@ class HashRng:
         self.pool = pool
         self.pool_bits = pool_bits
 
-    def _bits(self, bits: int) -> int:
-        if self.pool_bits < bits:
-            block = hashlib.sha256(self.seed + self.counter.to_bytes(8, "big")).digest()
-            self.counter += 1
-            self.pool = (self.pool << 256) | int.from_bytes(block, "big")
-            self.pool_bits += 256
-        self.pool_bits -= bits
-        value = self.pool >> self.pool_bits
-        self.pool &= (1 << self.pool_bits) - 1
-        return value
+    def _block(self, counter: int) -> bytes:
+        return hashlib.sha256(self.seed + counter.to_bytes(8, "big")).digest()
 
     def randbelow(self, n: int) -> int:
         """Uniform in ``range(n)`` by rejection sampling (no modulo bias)."""
@@ -63,13 +73,13 @@ class HashRng:
             raise ValueError("randbelow needs n > 0")
         bits = n.bit_length()
         while True:
-            value = self._bits(bits)
+            value = self.bits(bits)
             if value < n:
                 return value
 
     def token(self, size: int) -> bytes:
         """``size`` bytes of the stream (a fair round's secret seed, :mod:`engine.fairness`)."""
-        return bytes(self._bits(8) for _ in range(size))
+        return bytes(self.bits(8) for _ in range(size))
 
     def shuffle(self, items: MutableSequence[T]) -> None:
         """Fisher–Yates in place."""
