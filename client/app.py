@@ -333,15 +333,18 @@ class DabApp(App[None]):
         if self.table_screen is not None and self.table_screen.table_id == message.table_id:
             self.table_screen.add_events(message.events)
             self._check_deals(message.table_id, message.events)
-        elif self.table_screen is not None:  # (in the lobby, they are a table's we have left: dropped)
+        else:
             self._keep_early(message.table_id, message.events)
 
     def _keep_early(self, table_id: str, events: list[dict[str, Any]]) -> None:
-        """Keep the events of another table than ours, for when its view comes (one table, bounded).
+        """Keep the events of a table whose screen we do not have, for when its view comes (one table, bounded).
 
         A rematch moves us from our table to a new one that starts at once: its
         round and ``deal_commit`` come before its first view, and our client
-        seed must go before the cut.
+        seed must go before the cut. At start-up the session leaves out a view
+        that a newer one supersedes (:meth:`Session.listen`): the events between
+        them come before the table's first view, too. (Those of a table we have
+        left go once another table's view comes.)
         """
         kept = self._early_events[1] if self._early_events is not None and self._early_events[0] == table_id else []
         kept = kept + events

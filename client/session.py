@@ -38,6 +38,22 @@ class Status:
 
 
 Listener = Callable[["m.Message | Status"], None]
+
+
+def _superseded(view: m.View, following: list["m.Message | Status"]) -> bool:
+    """Does a newer view of ``view``'s table come in ``following``, after nothing but events of that table
+    that its game's log holds?"""
+    between: list[Any] = []
+    for item in following:
+        if isinstance(item, m.View) and item.table_id == view.table_id:
+            log = (item.game or {}).get("log") or ()
+            return all(event in log for event in between)
+        if not (isinstance(item, m.Event) and item.table_id == view.table_id):
+            return False
+        between += item.events
+    return False
+
+
 LinkFactory = Callable[..., Link]
 
 
@@ -75,15 +91,19 @@ class Session:
     def listen(self, listener: Listener) -> None:
         """Deliver everything (including what arrived before) to ``listener``.
 
-        Of the views kept until now, one followed at once by a newer view of the
-        same table is left out: a view is the whole table, so the listener would
-        only apply it to replace it (a practice game's set-up leaves four such
-        views, each a layout and repaint before the first table is seen).
+        Of the views kept until now, one that a newer view of the same table
+        supersedes is left out: a view is the whole table, so the listener would
+        only apply it to replace it (a practice game's set-up leaves five such
+        views, each a layout and repaint before the first table is seen). Between
+        the two there may be events of that table that the newer view's log holds
+        (the round's ``round`` and ``deal_commit``): they are still delivered (the
+        app checks the deal with them) and a fresh table screen's log starts from
+        that view's log.
         """
         self._listener = listener
         buffered, self._buffer = self._buffer, []
-        for item, following in zip(buffered, [*buffered[1:], None]):
-            if not (isinstance(item, m.View) and isinstance(following, m.View) and following.table_id == item.table_id):
+        for i, item in enumerate(buffered):
+            if not (isinstance(item, m.View) and _superseded(item, buffered[i + 1:])):
                 listener(item)
 
     def _emit(self, item: m.Message | Status) -> None:

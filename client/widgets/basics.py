@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
+from textual import events
 from textual.app import RenderResult
 from textual.content import Content
 from textual.geometry import Region
@@ -28,6 +29,21 @@ def on_stack(screen: Widget) -> bool:
 def display_of(widget: Widget) -> Display:
     """The user's display choices (``--ascii``...) as the app holds them; the defaults outside one."""
     return getattr(widget.app, "display_options", Display())
+
+
+class SteadyLayout:
+    """For a screen: lay it out again only when its size has changed.
+
+    Textual lays a screen out again on every resize event it gets, and it gets
+    two at start-up whose size is the one just laid out (the screen's own first
+    layout, and the terminal's size from the driver), each ~5 ms of CPU before
+    the first table is up. Textual's handler now runs only for a new size.
+    (A mixin, first among the screen's bases: ``class S(SteadyLayout, Screen)``.)
+    """
+
+    def _on_resize(self, event: events.Resize) -> None:
+        if event.size == self._compositor.size:  # type: ignore[attr-defined]
+            event.prevent_default()
 
 
 class KeysFooter(Footer):
@@ -85,26 +101,37 @@ class Countdown(Widget):
 
     DEFAULT_CSS = "Countdown { width: auto; height: 1; }"
 
-    deadline: reactive[float | None] = reactive(None, layout=True)
+    # Repainted when they change; the screen is laid out again only when the width changes (see _resized):
+    # a layout for every view (the deadline is new in each) cost ~5 ms of CPU per turn.
+    deadline: reactive[float | None] = reactive(None, repaint=False)
     label: reactive[str] = reactive("")
     mine: reactive[bool] = reactive(False)
-    seconds: reactive[int | None] = reactive(None, layout=True)
+    seconds: reactive[int | None] = reactive(None)
 
     def __init__(self, *, clock: Callable[[], float] | None = None, ascii: bool = False, id: str | None = None) -> None:
         super().__init__(id=id)
         self._clock = clock
         self._ascii = ascii
         self._timer = None
+        self._width = 0  # of the text last laid out
 
     def set_deadline(self, deadline_ms: int | None, label: str = "", mine: bool = False) -> None:
         self.label, self.mine = label, mine
         if deadline_ms is None:
             self.deadline = None
             self.seconds = None
-            return
-        clock = self._clock or self.app.clock
-        self.deadline = clock() + deadline_ms / 1000
-        self.seconds = _ceil_seconds(deadline_ms / 1000)
+        else:
+            clock = self._clock or self.app.clock
+            self.deadline = clock() + deadline_ms / 1000
+            self.seconds = _ceil_seconds(deadline_ms / 1000)
+        self._resized()
+
+    def _resized(self) -> None:
+        """Have the screen laid out again if the text's width has changed (the widget's width is its text's)."""
+        width = self.render().cell_length
+        if width != self._width:
+            self._width = width
+            self.refresh(layout=True)
 
     def watch_deadline(self, deadline: float | None) -> None:
         if deadline is None or getattr(self.app, "frozen_clock", False):
@@ -121,8 +148,9 @@ class Countdown(Widget):
             return
         clock = self._clock or self.app.clock
         self.seconds = max(0, _ceil_seconds(self.deadline - clock()))
+        self._resized()
 
-    def render(self) -> RenderResult:
+    def render(self) -> Content:
         if self.seconds is None:
             return Content("")
         minutes, secs = divmod(self.seconds, 60)

@@ -66,25 +66,56 @@ async def test_a_restarted_client_shows_the_recent_log_and_chat_of_its_table(ser
             assert len(bob.events) == seen  # all of it from before she came back
 
 
-def test_a_view_the_session_kept_is_left_out_when_a_newer_one_of_its_table_follows_at_once():
-    """Start-up (issue 12 item 13): a practice game's session arrives with four views of its table in a row
-    (made, each bot seated), each a layout and repaint of the table before the first one is seen. A view
-    followed by an event, or by another table's view, is still delivered: what came between may need it."""
+def test_a_view_the_session_kept_is_left_out_when_a_newer_one_of_its_table_supersedes_it():
+    """Start-up (issue 12 item 13): a practice game's session arrives with five views of its table (made, each
+    bot seated, dealt), each a layout and repaint of the table before the first one is seen. A view is left out
+    when a newer one of its table follows, with nothing between but events of that table that the newer view's
+    log holds (the round's start and deal_commit: still delivered). A view followed by an event its successor
+    does not hold, or by another table's view, is delivered: what came between may need it."""
     from client.session import Session
     from protocol import messages as m
-    from tui_helpers import view_push
 
-    def view(table_id: str, members: int) -> m.View:
-        return view_push(table_id, {"table": {"members": [{"seat": s} for s in range(members)]}, "game": None})
+    def view(table_id: str, members: int, log: tuple[dict[str, object], ...] | None = None) -> m.View:
+        game = None if log is None else {"phase": "cut", "log": list(log)}
+        return m.View(table_id=table_id, table={"members": [{"seat": s} for s in range(members)]}, game=game)
 
+    round_start, sealed, joined = {"kind": "round", "round": 1}, {"kind": "deal_commit", "round": 1}, {"kind": "join"}
     session = Session("127.0.0.1", 1, "Ann")
-    made, seated, dealt = view("t1", 1), view("t1", 2), view("t1", 2)
-    event = m.Event(table_id="t1", events=({"kind": "round"},))
+    made, seated, dealt = view("t1", 1), view("t1", 2), view("t1", 2, (round_start, sealed))
+    dealing = m.Event(table_id="t1", events=(round_start, sealed))
+    event = m.Event(table_id="t1", events=(joined,))
     elsewhere, back, there = view("t2", 1), view("t1", 3), view("t2", 3)
-    for item in (made, view("t1", 2), seated, event, dealt, elsewhere, back, there):
+    items = (made, view("t1", 2), seated, dealing, dealt, event, view("t1", 2, (round_start,)), elsewhere, back, there)
+    for item in items:
         session._emit(item)
     delivered: list[object] = []
     session.listen(delivered.append)
-    assert [id(item) for item in delivered] == [id(item) for item in (seated, event, dealt, elsewhere, back, there)]
+    assert [id(item) for item in delivered] == [id(item) for item in (dealing, dealt, event, items[6], elsewhere,
+                                                                      back, there)]
     session._emit(made)  # once listening, everything is delivered as it comes
     assert delivered[-1] is made
+
+
+async def test_a_practice_game_applies_only_its_dealt_view_and_still_sends_our_seed(tmp_path):
+    """Start-up (issue 12 item 13): the practice table's first view applied is the dealt one (not the waiting
+    room before it: a layout and repaint less before the first painted table); the round's events that came
+    between reach the deal check, so our client seed goes in, and the log shows them once."""
+    from client.app import DabApp
+    from client.practice import PracticeOptions, start_practice
+
+    server, session = await start_practice("Ann", PracticeOptions(bot_delay=5.0, seed=b"a"))
+    views: list[dict[str, object]] = []
+    try:
+        app = DabApp(session, expect_table=True, on_view=views.append)
+        async with app.run_test(size=(80, 24)) as pilot:
+            me = await wait_for(pilot, lambda: app.view is not None and app.view["table"]["seat"] is not None
+                                and app.view["table"]["seat"] + 1, what="seated") - 1
+            log = await wait_for(pilot, lambda: next((v["game"]["log"] for v in views if any(
+                e["kind"] == "client_seed" and e["seat"] == me for e in v["game"]["log"])), None), what="our seed in")
+            assert views[0]["game"] is not None and views[0]["game"]["phase"] == "cut"
+            assert [e["kind"] for e in log[:2]] == ["round", "deal_commit"]
+            lines = app.table_screen.query_one("#log", LineLog).plain.splitlines()
+            assert len(lines) == len(set(lines)) >= 2
+    finally:
+        await session.close()
+        await server.close(grace=0.2)

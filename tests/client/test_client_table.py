@@ -284,3 +284,43 @@ async def test_the_host_picks_the_bots_level_and_the_seat_shows_it(make_app, con
         finally:
             await bob.__aexit__(None, None, None)
 
+
+
+async def test_the_table_is_laid_out_again_only_for_a_new_size_and_the_clock_only_when_it_widens():
+    """Start-up (issue 12 item 13): Textual laid the table out again for each resize event of the size just
+    laid out (two at start-up), and the countdown asked for a layout with every view (its deadline is new in
+    each); now a same-size resize and a same-width countdown lay nothing out, a new size or width still does."""
+    import copy
+
+    from textual import events
+    from textual.geometry import Size
+
+    from client.app import DabApp
+    from client.widgets.basics import Countdown
+    from test_client_snapshots import PLAY_VIEW
+    from tui_helpers import view_push
+
+    app = DabApp(player_name="Ann", server_label="offline")
+    async with app.run_test(size=(80, 24)) as pilot:
+        app.receive(view_push("t1", copy.deepcopy(PLAY_VIEW)))
+        await wait_for(pilot, lambda: table_ready(app), what="table")
+        await pilot.pause()
+        screen, layouts = app.table_screen, []
+        laid_out = screen._refresh_layout
+        screen._refresh_layout = lambda *args, **kwargs: (layouts.append(args), laid_out(*args, **kwargs))[1]
+        screen.post_message(events.Resize(Size(80, 24), Size(80, 24)))
+        await pilot.pause()
+        assert layouts == []
+        await pilot.resize_terminal(100, 30)
+        await wait_for(pilot, lambda: layouts, what="laid out at the new size")
+
+        clock, asked = screen.query_one(Countdown), []
+        refresh = clock.refresh
+        clock.refresh = lambda *regions, **kwargs: (asked.append(kwargs.get("layout", False)),  # type: ignore[method-assign]
+                                                    refresh(*regions, **kwargs))[1]
+        clock.set_deadline(41000, "You", True)
+        assert clock.seconds == 41 and not any(asked)
+        clock.set_deadline(9000, "You", True)  # "You ⏱ 0:09": as wide as "You ⏱ 0:41"
+        assert not any(asked)
+        clock.set_deadline(9000, "Bert (bot)", False)
+        assert any(asked)
