@@ -97,6 +97,7 @@ class TableScreen(SteadyLayout, Screen[None]):
         self._mine = False  # the last view had a decision of ours (the bell rings when one begins)
         self.verdict: Verdict | None = None  # the last round's deal check (the mark in the top bar)
         self._early: list[Callable[[], None]] = []  # what was shown before the screen was mounted, in order
+        self._display_held = 0  # see hold_display
 
     @property
     def display_options(self) -> Display:
@@ -182,6 +183,24 @@ class TableScreen(SteadyLayout, Screen[None]):
 
     def on_screen_resume(self) -> None:
         self.refresh_bindings()  # keys offered may have changed while another screen was on top
+
+    def hold_display(self) -> None:
+        """Keep what changes off the terminal until :meth:`release_display` (Textual still lays the screen
+        out meanwhile): the table's changes under a panel that is opening are painted with it, once
+        (:meth:`Board.open_panel`)."""
+        self._display_held += 1
+
+    def release_display(self, paint: bool = True) -> None:
+        """Paint what changed meanwhile now (``paint``), or with the next frame."""
+        self._display_held -= 1
+        if not self._display_held and paint:
+            self._compositor_refresh()
+
+    def _compositor_refresh(self) -> None:
+        if self._display_held and self.is_current:
+            self._dirty_widgets.clear()  # their regions stay dirty in the compositor until the release
+            return
+        super()._compositor_refresh()
 
     @property
     def showing(self) -> bool:

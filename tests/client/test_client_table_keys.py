@@ -350,10 +350,46 @@ async def test_painting_held_for_a_panel_resumes_when_its_table_goes():
     async with app.run_test(size=(80, 24)) as pilot:
         await feed(pilot, SHOWDOWN_VIEW)
         await wait_for(pilot, lambda: screen_name(app) == "SplitPanel", what="arrangement shown")
-        board = app.table_screen.board
-        assert app._batch_count == 0
-        board._hold_painting()  # as a panel moving in does
+        board, screen = app.table_screen.board, app.table_screen
+        assert app._batch_count == 0 and screen._display_held == 0
+        board._hold_painting(batch=False)  # as a panel opening does: the table screen's painting
+        assert app._batch_count == 0 and screen._display_held == 1
         app._back_to_lobby()
         await wait_for(pilot, lambda: not board.showing, what="the table gone")
         board._shown(board.panel)
+        assert app._batch_count == 0 and screen._display_held == 0
+        board._hold_painting(batch=True)  # as a panel moving in does: all of it, in one batch
+        assert app._batch_count == 1 and screen._display_held == 0
+        board._shown(board.panel)
         assert app._batch_count == 0
+
+
+async def test_the_view_that_opens_a_panel_does_not_paint_the_table_under_it():
+    """Bandwidth (issue 12 item 13): the view that opens the showdown changed the table under the panel (the
+    hand, the log, the prompt), and that frame went out before the panel covered it: ~2.5 KB of the
+    showdown-opening turn. Now the table's changes under the panel are never painted, only the panel."""
+    from textual._compositor import ChopsUpdate, LayoutUpdate
+
+    from test_client_snapshots import SHOWDOWN_VIEW
+
+    app = make_app(ascii=False)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await feed(pilot, PLAY_VIEW)
+        board = app.table_screen.board
+        painted: list[str] = []
+        display = app._display
+
+        def kept(screen: Any, update: Any) -> None:
+            if isinstance(update, ChopsUpdate):
+                painted.extend(strip.text for line in update.chops for strip in line.values() if strip is not None)
+            elif isinstance(update, LayoutUpdate):
+                painted.extend(strip.text for strips in update.strips for strip in strips)
+            display(screen, update)
+
+        app._display = kept  # type: ignore[method-assign]
+        app.receive(view_push("t1", copy.deepcopy(SHOWDOWN_VIEW)))
+        await wait_for(pilot, lambda: board.shown_panel is not None, what="the arrangement shown")
+        await pilot.pause()
+        text = "\n".join(painted)
+        assert "Showdown: arrange your cards" in text  # the panel
+        assert "Split your cards" not in text  # the table's prompt under it, for this view
