@@ -31,7 +31,7 @@ from ..games import DEFAULT_GAME, board_class
 from ..games.board import Board
 from ..messages import PlayAction, RequestRejected, SendRequest
 from ..render import Display, render_parts
-from ..widgets.basics import Countdown, KeysFooter, LineLog, SteadyLayout, TooSmall, on_stack
+from ..widgets.basics import Countdown, KeysFooter, LineLog, SteadyScreen, TooSmall, on_stack
 from ..widgets.table import Prompt, SeatPanel, SeatState
 
 if TYPE_CHECKING:
@@ -54,7 +54,7 @@ class ChatInput(Input):
         self.screen.focus_board()  # type: ignore[attr-defined]
 
 
-class TableScreen(SteadyLayout, Screen[None]):
+class TableScreen(SteadyScreen, Screen[None]):
     AUTO_FOCUS = "#board .board-focus, #board"
 
     # The tooltip is the longer description the help page and the table menu show.

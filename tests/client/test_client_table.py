@@ -324,3 +324,30 @@ async def test_the_table_is_laid_out_again_only_for_a_new_size_and_the_clock_onl
         assert not any(asked)
         clock.set_deadline(9000, "Bert (bot)", False)
         assert any(asked)
+
+
+async def test_the_table_is_styled_once_when_first_shown_and_again_when_shown_again(monkeypatch):
+    """Start-up (issue 12 item 13): Textual worked out the style of every widget of a screen again when it
+    was first shown, just after styling each as it was mounted (~10 ms for the table); a screen shown again
+    (Textual restyles one it pushes again) is still styled again."""
+    import copy
+
+    from textual import events
+
+    from client.app import DabApp
+    from client.screens.table import TableScreen
+    from test_client_snapshots import PLAY_VIEW
+    from tui_helpers import view_push
+
+    restyled: list[object] = []
+    update = TableScreen.update_node_styles
+    monkeypatch.setattr(TableScreen, "update_node_styles",
+                        lambda self, animate=True: (restyled.append(self), update(self, animate))[1])
+    app = DabApp(player_name="Ann", server_label="offline")
+    async with app.run_test(size=(80, 24)) as pilot:
+        app.receive(view_push("t1", copy.deepcopy(PLAY_VIEW)))
+        await wait_for(pilot, lambda: table_ready(app), what="table")
+        await pilot.pause()
+        assert restyled == []
+        app.table_screen.post_message(events.ScreenResume())
+        await wait_for(pilot, lambda: restyled == [app.table_screen], what="the table styled again")

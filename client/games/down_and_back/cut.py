@@ -16,7 +16,7 @@ from textual.widgets import Footer, Static
 
 from engine.cards import DECK
 
-from ...widgets.basics import Countdown, SteadyLayout, TooSmall
+from ...widgets.basics import Countdown, SteadyScreen, TooSmall
 
 DECK_SIZE = len(DECK)
 
@@ -35,7 +35,7 @@ class DeckBar(Widget):
         return Content.assemble(lifted, rest, "\n", (pointer, "bold #ffd75f"))
 
 
-class CutScreen(SteadyLayout, ModalScreen[dict[str, Any] | None]):
+class CutScreen(SteadyScreen, ModalScreen[dict[str, Any] | None]):
     BINDINGS = [
         Binding("left", "move(-1)", "-1", key_display="←", tooltip="lift one card fewer / more"),
         Binding("right", "move(1)", "+1", key_display="→", tooltip="lift one card fewer / more"),
