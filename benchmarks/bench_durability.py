@@ -7,15 +7,20 @@ Two measurements, each durable beside in-memory in the same run:
    per second and the time per unit, against the engine applying the same
    actions with nothing stored.
 2. The real server (``dab-server --memory`` and ``dab-server --data-dir``, as
-   subprocesses): protocol clients play heads-up tables as fast as the server
-   answers; each ``act`` is timed from sending it to holding its ``ok`` (by then
-   the action is on disk). One table measures latency; many tables measure
-   throughput, where every acknowledged action is one commit. The server's CPU
-   time per action (the whole process, and its event loop's thread alone) is
+   subprocesses): heads-up tables played with no think time, as fast as the
+   server answers, by clients spread over --processes worker processes
+   (``bench_server.py``'s minimal client), so no client waits behind dozens of
+   others on one loop; each ``act`` is timed from sending it to holding its
+   ``ok`` (by then the action is on disk). The first --warmup seconds of each
+   measurement are not counted, and the modes take turns for --rounds rounds,
+   pooled, so a change in what else the machine runs falls on all of them.
+   One table measures latency; many tables measure throughput, where every
+   acknowledged action is one commit. The server's CPU time per action (the
+   whole process, and its event loop's thread alone, over the same window) is
    printed beside: unlike the round trips it hardly depends on what else the
    machine runs.
 
-    python benchmarks/bench_durability.py [--seconds 5] [--tables 1,16]
+    python benchmarks/bench_durability.py [--seconds 5] [--tables 1,16] [--rounds 3] [--warmup 1] [--processes 4]
 """
 
 from __future__ import annotations
@@ -27,22 +32,22 @@ import re
 import statistics
 import sys
 import tempfile
+import threading
 import time
+from dataclasses import dataclass, field
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from client.link import Link, RequestFailed  # noqa: E402
 from engine.games.down_and_back.actions import StartRound  # noqa: E402
 from engine.games.down_and_back.bots import baseline_action  # noqa: E402
 from engine.games.down_and_back.rules import OVER, Game, Settings  # noqa: E402
 from engine.rng import HashRng  # noqa: E402
 from engine.games.down_and_back.views import decision_view  # noqa: E402
-from protocol import messages as m  # noqa: E402
 from server.store import Store  # noqa: E402
 from server.restore import checkpoint_json  # noqa: E402
-from bench_server import machine  # noqa: E402  (this directory is the script's own)
+from bench_server import machine, run_workers  # noqa: E402  (this directory is the script's own)
 
 FLAGS = ["--bot-delay", "0", "--round-pause", "0", "--turn-timeout", "60", "--request-rate", "100000",
          "--starting-balance", "1000000", "--max-per-address", "10000", "--new-players-per-hour", "1000000",
@@ -126,42 +131,6 @@ async def _drain(process: asyncio.subprocess.Process, lines: list[str]) -> None:
         lines.append(line.decode())
 
 
-class Seat:
-    """A protocol client that acts for its seat, with no think time, whenever its view says it may."""
-
-    def __init__(self, port: int, name: str) -> None:
-        self.view: dict | None = None
-        self.views = 0
-        self.changed = asyncio.Event()
-        self.link = Link("127.0.0.1", port, name, on_push=self._push)
-
-    def _push(self, message: m.Message) -> None:
-        if isinstance(message, m.View):
-            self.view = message.game  # the game's view (nil before the game)
-            self.views += 1
-            self.changed.set()
-
-    async def play(self, until: float, rtts: list[float]) -> None:
-        acted_on = -1  # views seen when we last acted: the next decision needs a newer one
-        while time.perf_counter() < until:
-            view = self.view
-            if view is None or self.views == acted_on or not view["legal"] or view["phase"] == "over":
-                self.changed.clear()
-                try:
-                    await asyncio.wait_for(self.changed.wait(), 0.5)
-                except asyncio.TimeoutError:
-                    pass
-                continue
-            action = baseline_action(view).to_data()
-            acted_on = self.views
-            started = time.perf_counter()
-            try:
-                await self.link.act(action)
-            except RequestFailed:
-                continue  # stale: wait for the next view
-            rtts.append(time.perf_counter() - started)
-
-
 def cpu_seconds(pid: int) -> tuple[float, float]:
     """A process's CPU time so far (user + system): in all, and its main thread's (the event loop's),
     from /proc (0 where there is none)."""
@@ -175,26 +144,28 @@ def cpu_seconds(pid: int) -> tuple[float, float]:
     return read(f"/proc/{pid}/stat"), read(f"/proc/{pid}/task/{pid}/stat")
 
 
-async def run_tables(port: int, tables: int, seconds: float, server_pid: int) -> tuple[list[float], float, tuple[float, float]]:
-    seats = []
-    for t in range(tables):
-        host, guest = Seat(port, f"h{t}"), Seat(port, f"g{t}")
-        await host.link.connect()
-        await guest.link.connect()
-        created = await host.link.request(m.CreateTable, name=f"b{t}",
-                                          settings=m.TableSettings(seats=2, rules={"ante": 1, "stack": 1_000_000}))
-        await guest.link.request(m.Join, table_id=created["table_id"])
-        await host.link.request(m.Start)
-        seats += [host, guest]
-    rtts: list[float] = []
-    cpu = cpu_seconds(server_pid)
-    started = time.perf_counter()
-    await asyncio.gather(*(s.play(started + seconds, rtts) for s in seats))
-    elapsed = time.perf_counter() - started
-    cpu = tuple(after - before for after, before in zip(cpu_seconds(server_pid), cpu))
-    for s in seats:
-        await s.link.close()
-    return rtts, elapsed, cpu
+class CpuWindow:
+    """The server's CPU seconds (in all, and its event loop's) over the measured window, read by a thread
+    that sleeps until the window opens and until it closes (the workers play meanwhile)."""
+
+    def __init__(self, pid: int) -> None:
+        self.pid = pid
+        self.spent = (0.0, 0.0)
+        self._thread: threading.Thread | None = None
+
+    def watch(self, start: float, end: float) -> None:
+        def read() -> None:
+            time.sleep(max(0.0, start - time.monotonic()))
+            before = cpu_seconds(self.pid)
+            time.sleep(max(0.0, end - time.monotonic()))
+            self.spent = tuple(after - was for after, was in zip(cpu_seconds(self.pid), before))  # type: ignore[assignment]
+
+        self._thread = threading.Thread(target=read, daemon=True)
+        self._thread.start()
+
+    def join(self) -> None:
+        if self._thread is not None:
+            self._thread.join()
 
 
 MODES = {
@@ -204,37 +175,65 @@ MODES = {
 }
 
 
-async def measure(mode: str, tables: int, seconds: float) -> tuple[list[float], float, tuple[float, float], int | None]:
-    """Round trips, seconds measured, the server's CPU seconds meanwhile, and its commits (None in memory)."""
+@dataclass
+class Pooled:
+    """One mode's measurements over every round."""
+    rtts: list[float] = field(default_factory=list)
+    seconds: float = 0.0
+    cpu: tuple[float, float] = (0.0, 0.0)
+    errors: int = 0
+    rounds: list[tuple[float, float]] = field(default_factory=list)  # each round's (median, p99)
+
+    def add(self, rtts: list[float], seconds: float, cpu: tuple[float, float], errors: int) -> None:
+        self.rtts += rtts
+        self.seconds += seconds
+        self.cpu = (self.cpu[0] + cpu[0], self.cpu[1] + cpu[1])
+        self.errors += errors
+        self.rounds.append((statistics.median(rtts), quantile(rtts, 0.99)))
+
+
+async def measure(mode: str, tables: int, seconds: float, warmup: float, processes: int,
+                  into: Pooled) -> None:
+    """One round of ``mode``: a fresh server, ``tables`` heads-up tables played by worker processes with
+    no think time; the round trips after the warm-up, and the server's CPU time over the same window."""
     with tempfile.TemporaryDirectory() as tmp:
         flags = MODES[mode] if mode == "in-memory" else ["--data-dir", tmp, *MODES[mode]]
-        process, port, log = await spawn(*flags)
+        process, port, _log = await spawn(*flags)
+        window = CpuWindow(process.pid)
         try:
-            rtts, elapsed, cpu = await run_tables(port, tables, seconds, process.pid)
+            rtts, _updates, errors = await asyncio.to_thread(
+                run_workers, "game", port, 2 * tables, tables, processes, 0.0, warmup, seconds, window.watch)
+            window.join()
         finally:
             process.terminate()
             await process.wait()
-            await asyncio.sleep(0.05)
-    commits = [int(m.group(1)) for line in log if (m := re.search(r"store: (\d+) commits", line))]
-    return rtts, elapsed, cpu, commits[0] if commits else None
+    into.add(rtts, seconds, window.spent, len(errors))
 
 
-async def bench_server(seconds: float, table_counts: list[int]) -> None:
+async def bench_server(seconds: float, table_counts: list[int], rounds: int, warmup: float, processes: int) -> None:
     for tables in table_counts:
-        results = {mode: await measure(mode, tables, seconds) for mode in MODES}
-        base = results["in-memory"][0]
-        print(f"server, {tables} table(s) x 2 players, {seconds:g} s each:")
-        for mode, (rtts, elapsed, cpu, commits) in results.items():
-            line = (f"  {mode:30} {len(rtts) / elapsed:7,.0f} actions/s; round trip median "
+        results = {mode: Pooled() for mode in MODES}
+        for _ in range(rounds):  # the modes take turns, so a change in the machine's load falls on each
+            for mode, pooled in results.items():
+                await measure(mode, tables, seconds, warmup, processes, pooled)
+        base = results["in-memory"].rtts
+        print(f"server, {tables} table(s) x 2 players, {rounds} round(s) of {seconds:g} s per mode "
+              f"(each after {warmup:g} s of warm-up), clients in up to {processes} processes:")
+        for mode, pooled in results.items():
+            rtts, cpu = pooled.rtts, pooled.cpu
+            line = (f"  {mode:30} {len(rtts) / pooled.seconds:7,.0f} actions/s; round trip median "
                     f"{statistics.median(rtts) * 1e3:6.2f} ms, p99 {quantile(rtts, 0.99) * 1e3:6.2f} ms; "
                     f"server CPU {cpu[0] / len(rtts) * 1e3:.3f} ms/action, its event loop "
-                    f"{cpu[1] / len(rtts) * 1e3:.3f} ({cpu[1] / elapsed:.0%} of a core)")
-            if commits is not None:
-                line += (f"; {commits / elapsed:6,.0f} commits/s; vs in-memory: median "
-                         f"{statistics.median(rtts) / statistics.median(base):.2f}x "
+                    f"{cpu[1] / len(rtts) * 1e3:.3f} ({cpu[1] / pooled.seconds:.0%} of a core)")
+            if mode != "in-memory":
+                line += (f"; vs in-memory: median {statistics.median(rtts) / statistics.median(base):.2f}x "
                          f"({(statistics.median(rtts) - statistics.median(base)) * 1e3:+.2f} ms), "
                          f"p99 {quantile(rtts, 0.99) / quantile(base, 0.99):.2f}x")
+            if pooled.errors:
+                line += f"; {pooled.errors} stale acts refused"
             print(line)
+            print(f"  {'':30} rounds (median/p99 ms): "
+                  + ", ".join(f"{median * 1e3:.2f}/{p99 * 1e3:.2f}" for median, p99 in pooled.rounds))
 
 
 def quantile(values: list[float], q: float) -> float:
@@ -246,10 +245,14 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--seconds", type=float, default=5.0, help="per measurement (default 5)")
     parser.add_argument("--tables", default="1,16", help="table counts for the server runs (default 1,16)")
+    parser.add_argument("--rounds", type=int, default=3, help="measurements of each mode, taking turns (default 3)")
+    parser.add_argument("--warmup", type=float, default=1.0, help="seconds of play before each measurement (default 1)")
+    parser.add_argument("--processes", type=int, default=4, help="client worker processes (default 4)")
     args = parser.parse_args()
     print(machine())
     bench_store(args.seconds)
-    asyncio.run(bench_server(args.seconds, [int(t) for t in args.tables.split(",")]))
+    asyncio.run(bench_server(args.seconds, [int(t) for t in args.tables.split(",")], args.rounds, args.warmup,
+                             args.processes))
 
 
 if __name__ == "__main__":

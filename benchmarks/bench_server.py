@@ -203,6 +203,7 @@ async def play(client: Client, until: float, pace: float, rtts: list[float], upd
         client.view = None
         sent = time.monotonic()
         reply = await client.reply(client.send({"type": "act", "action": action}))
+        client.view = None  # a view that came before the reply is older than this action
         if reply["type"] != "ok":
             errors.append(reply.get("code", reply["type"]))  # only the seat to act sends: none expected
             continue
@@ -267,8 +268,9 @@ async def keep_alive(clients: list[Client]) -> None:
 
 
 def run_workers(kind: str, port: int, clients: int, tables: int, processes: int, pace: float, warmup: float,
-                seconds: float) -> tuple[list[float], list[float], list[str]]:
-    """Spread ``clients`` (whole tables) over ``processes`` workers; their measurements, merged."""
+                seconds: float, on_window: Any = None) -> tuple[list[float], list[float], list[str]]:
+    """Spread ``clients`` (whole tables) over ``processes`` workers; their measurements, merged.
+    ``on_window(start, end)`` is told the measured window (``time.monotonic``) once it is fixed."""
     context = multiprocessing.get_context("spawn")
     per_table = clients // tables
     shares = [tables // processes + (i < tables % processes) for i in range(processes)]
@@ -285,6 +287,8 @@ def run_workers(kind: str, port: int, clients: int, tables: int, processes: int,
     ready.wait()  # every client connected and seated
     window[0] = time.monotonic() + warmup
     window[1] = window[0] + seconds
+    if on_window is not None:
+        on_window(window[0], window[1])
     go.wait()
     rtts: list[float] = []
     updates: list[float] = []
