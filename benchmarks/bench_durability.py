@@ -185,6 +185,8 @@ class Pooled:
     rounds: list[tuple[float, float]] = field(default_factory=list)  # each round's (median, p99)
 
     def add(self, rtts: list[float], seconds: float, cpu: tuple[float, float], errors: int) -> None:
+        if not rtts:
+            raise SystemExit(f"no action was acknowledged in {seconds:g} s ({errors} refused): is the server up?")
         self.rtts += rtts
         self.seconds += seconds
         self.cpu = (self.cpu[0] + cpu[0], self.cpu[1] + cpu[1])
