@@ -100,7 +100,7 @@ class Board(Vertical):
         self._panel_done: Callable[[Any], None] | None = None
         self._hidden: list[Widget] = []  # the board's own widgets, hidden while the panel shows
         self._holding = False  # painting is held while a panel moves in (see _hold_painting)
-        self._holding_display = False
+        self._held_screen: Any = None  # the table screen whose painting is held (see _hold_painting)
 
     @property
     def shell(self) -> "TableScreen":
@@ -231,12 +231,11 @@ class Board(Vertical):
         """Hold the painting while a panel moves in (and at most a second): from its mounting out of sight,
         the table screen's (:meth:`TableScreen.hold_display`: it is still laid out, so the panel gets its
         size); with ``batch``, from its moving in, Textual's App.batch_update across the messages that takes."""
-        if not (self._holding or self._holding_display):
+        if not self._holding and self._held_screen is None:
             self.set_timer(1.0, self._paint_again)  # whatever becomes of the panel and its messages
-        hold = getattr(self.shell, "hold_display", None)
-        if not self._holding_display and hold is not None:
-            self._holding_display = True
-            hold()
+        if self._held_screen is None and hasattr(self.shell, "hold_display"):
+            self._held_screen = self.shell
+            self._held_screen.hold_display()
         if batch and not self._holding:
             self._holding = True
             self.app._begin_batch()
@@ -249,9 +248,9 @@ class Board(Vertical):
         self._release_display(paint=True)
 
     def _release_display(self, paint: bool) -> None:
-        if self._holding_display:
-            self._holding_display = False
-            self.shell.release_display(paint)  # type: ignore[attr-defined]
+        screen, self._held_screen = self._held_screen, None
+        if screen is not None:
+            screen.release_display(paint)
 
     def on_unmount(self) -> None:
         self._paint_again()
