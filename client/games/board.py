@@ -100,7 +100,7 @@ class Board(Vertical):
         self._panel_done: Callable[[Any], None] | None = None
         self._hidden: list[Widget] = []  # the board's own widgets, hidden while the panel shows
         self._holding = False  # painting is held while a panel moves in (see _hold_painting)
-        self._held_screen: Any = None  # the table screen whose painting is held (see _hold_painting)
+        self._held_screen: TableScreen | None = None  # the table screen whose painting is held (_hold_painting)
 
     @property
     def shell(self) -> "TableScreen":
@@ -233,7 +233,7 @@ class Board(Vertical):
         size); with ``batch``, from its moving in, Textual's App.batch_update across the messages that takes."""
         if not self._holding and self._held_screen is None:
             self.set_timer(1.0, self._paint_again)  # whatever becomes of the panel and its messages
-        if self._held_screen is None and hasattr(self.shell, "hold_display"):
+        if self._held_screen is None:
             self._held_screen = self.shell
             self._held_screen.hold_display()
         if batch and not self._holding:

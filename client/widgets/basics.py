@@ -32,15 +32,15 @@ def display_of(widget: Widget) -> Display:
 
 
 class SteadyScreen:
-    """For a screen: lay it out again only when its size has changed, and style it again only when resumed.
+    """For a screen: lay it out again only when its size has changed, and do not style it again when first shown.
 
     Textual lays a screen out again on every resize event it gets, and it gets
     two at start-up whose size is the one just laid out (the screen's own first
     layout, and the terminal's size from the driver), each ~5 ms of CPU before
     the first table is up: its handler now runs only for a new size. And it
     works out the style of every widget again when a screen is first shown,
-    just after styling each as it was mounted (~10 ms for the table): only a
-    screen shown again (another one was on top) is styled again.
+    just after styling each as it was mounted (~10 ms for the table): now only
+    when the screen is shown again, as Textual does then.
     (A mixin, first among the screen's bases: ``class S(SteadyScreen, Screen)``.)
     """
 
@@ -109,8 +109,8 @@ class Countdown(Widget):
 
     DEFAULT_CSS = "Countdown { width: auto; height: 1; }"
 
-    # Repainted when they change; the screen is laid out again only when the width changes (see _resized):
-    # a layout for every view (the deadline is new in each) cost ~5 ms of CPU per turn.
+    # Repainted when they change; the screen is laid out again only when the width changes
+    # (_lay_out_if_width_changed): a layout for every view (the deadline is new in each) cost ~5 ms of CPU.
     deadline: reactive[float | None] = reactive(None, repaint=False)
     label: reactive[str] = reactive("")
     mine: reactive[bool] = reactive(False)
@@ -132,9 +132,9 @@ class Countdown(Widget):
             clock = self._clock or self.app.clock
             self.deadline = clock() + deadline_ms / 1000
             self.seconds = _ceil_seconds(deadline_ms / 1000)
-        self._resized()
+        self._lay_out_if_width_changed()
 
-    def _resized(self) -> None:
+    def _lay_out_if_width_changed(self) -> None:
         """Have the screen laid out again if the text's width has changed (the widget's width is its text's)."""
         width = self.render().cell_length
         if width != self._width:
@@ -156,7 +156,7 @@ class Countdown(Widget):
             return
         clock = self._clock or self.app.clock
         self.seconds = max(0, _ceil_seconds(self.deadline - clock()))
-        self._resized()
+        self._lay_out_if_width_changed()
 
     def render(self) -> Content:
         if self.seconds is None:
