@@ -41,13 +41,16 @@ Listener = Callable[["m.Message | Status"], None]
 
 
 def _superseded(view: m.View, following: list["m.Message | Status"]) -> bool:
-    """Does a newer view of ``view``'s table come in ``following``, after nothing but events of that table
-    that its game's log holds?"""
+    """Does a newer view of ``view``'s table come next in ``following``, or, for a table whose game has not
+    begun, after nothing but events of that table that the newer view's log holds (the game's start)?
+
+    (Events between two views of a game under way may matter to the board beyond its log: a showdown's
+    result opens its panel. Those views are all delivered.)"""
     between: list[Any] = []
     for item in following:
         if isinstance(item, m.View) and item.table_id == view.table_id:
             log = (item.game or {}).get("log") or ()
-            return all(event in log for event in between)
+            return not between or (view.game is None and all(event in log for event in between))
         if not (isinstance(item, m.Event) and item.table_id == view.table_id):
             return False
         between += item.events
@@ -95,10 +98,10 @@ class Session:
         supersedes is left out: a view is the whole table, so the listener would
         only apply it to replace it (a practice game's set-up leaves five such
         views, each a layout and repaint before the first table is seen). Between
-        the two there may be events of that table that the newer view's log holds
-        (the round's ``round`` and ``deal_commit``): they are still delivered (the
-        app checks the deal with them) and a fresh table screen's log starts from
-        that view's log.
+        the waiting room's last view and the first view of its game there may be
+        events that this view's log holds (the round's ``round`` and
+        ``deal_commit``): they are still delivered (the app checks the deal with
+        them) and a fresh table screen's log starts from that view's log.
         """
         self._listener = listener
         buffered, self._buffer = self._buffer, []

@@ -69,9 +69,10 @@ async def test_a_restarted_client_shows_the_recent_log_and_chat_of_its_table(ser
 def test_a_view_the_session_kept_is_left_out_when_a_newer_one_of_its_table_supersedes_it():
     """Start-up (issue 12 item 13): a practice game's session arrives with five views of its table (made, each
     bot seated, dealt), each a layout and repaint of the table before the first one is seen. A view is left out
-    when a newer one of its table follows, with nothing between but events of that table that the newer view's
-    log holds (the round's start and deal_commit: still delivered). A view followed by an event its successor
-    does not hold, or by another table's view, is delivered: what came between may need it."""
+    when a newer one of its table follows at once, or, in the waiting room, after nothing but events of that
+    table that the newer view's log holds (the round's start and deal_commit: still delivered). A view followed
+    by an event its successor does not hold, a game's view followed by any event, or a view followed by another
+    table's view, is delivered: what came between may need it."""
     from client.session import Session
     from protocol import messages as m
 
@@ -85,12 +86,14 @@ def test_a_view_the_session_kept_is_left_out_when_a_newer_one_of_its_table_super
     dealing = m.Event(table_id="t1", events=(round_start, sealed))
     event = m.Event(table_id="t1", events=(joined,))
     elsewhere, back, there = view("t2", 1), view("t1", 3), view("t2", 3)
-    items = (made, view("t1", 2), seated, dealing, dealt, event, view("t1", 2, (round_start,)), elsewhere, back, there)
+    held = m.Event(table_id="t1", events=(round_start,))
+    items = (made, view("t1", 2), seated, dealing, dealt, event, view("t1", 2, (round_start,)), held,
+             view("t1", 2, (round_start,)), elsewhere, back, there)
     for item in items:
         session._emit(item)
     delivered: list[object] = []
     session.listen(delivered.append)
-    assert [id(item) for item in delivered] == [id(item) for item in (dealing, dealt, event, items[6], elsewhere,
+    assert [id(item) for item in delivered] == [id(item) for item in (dealing, dealt, event, *items[6:9], elsewhere,
                                                                       back, there)]
     session._emit(made)  # once listening, everything is delivered as it comes
     assert delivered[-1] is made
