@@ -28,7 +28,6 @@ from __future__ import annotations
 import argparse
 import asyncio
 import os
-import re
 import statistics
 import sys
 import tempfile
@@ -47,7 +46,7 @@ from engine.rng import HashRng  # noqa: E402
 from engine.games.down_and_back.views import decision_view  # noqa: E402
 from server.store import Store  # noqa: E402
 from server.restore import checkpoint_json  # noqa: E402
-from bench_server import machine, run_workers  # noqa: E402  (this directory is the script's own)
+from bench_server import machine, run_workers, spawn  # noqa: E402  (this directory is the script's own)
 
 FLAGS = ["--bot-delay", "0", "--round-pause", "0", "--turn-timeout", "60", "--request-rate", "100000",
          "--starting-balance", "1000000", "--max-per-address", "10000", "--new-players-per-hour", "1000000",
@@ -110,27 +109,6 @@ def bench_store(seconds: float) -> None:
 # ----------------------------------------------------------------- 2. the real server
 
 
-async def spawn(*flags: str) -> tuple[asyncio.subprocess.Process, int, list[str]]:
-    process = await asyncio.create_subprocess_exec(
-        sys.executable, "-m", "server", "--host", "127.0.0.1", "--port", "0", *flags, *FLAGS,
-        stderr=asyncio.subprocess.PIPE, cwd=ROOT,
-    )
-    lines: list[str] = []
-    while True:
-        line = (await process.stderr.readline()).decode()
-        if not line:
-            raise SystemExit(f"server exited: {flags}")
-        found = re.search(r"listening on [\d.]+:(\d+)", line)
-        if found:
-            asyncio.ensure_future(_drain(process, lines))
-            return process, int(found.group(1)), lines
-
-
-async def _drain(process: asyncio.subprocess.Process, lines: list[str]) -> None:
-    while line := await process.stderr.readline():
-        lines.append(line.decode())
-
-
 def cpu_seconds(pid: int) -> tuple[float, float]:
     """A process's CPU time so far (user + system): in all, and its main thread's (the event loop's),
     from /proc (0 where there is none)."""
@@ -158,7 +136,8 @@ class CpuWindow:
             time.sleep(max(0.0, start - time.monotonic()))
             before = cpu_seconds(self.pid)
             time.sleep(max(0.0, end - time.monotonic()))
-            self.spent = tuple(after - was for after, was in zip(cpu_seconds(self.pid), before))  # type: ignore[assignment]
+            spent = cpu_seconds(self.pid)
+            self.spent = (spent[0] - before[0], spent[1] - before[1])
 
         self._thread = threading.Thread(target=read, daemon=True)
         self._thread.start()
@@ -200,7 +179,8 @@ async def measure(mode: str, tables: int, seconds: float, warmup: float, process
     no think time; the round trips after the warm-up, and the server's CPU time over the same window."""
     with tempfile.TemporaryDirectory() as tmp:
         flags = MODES[mode] if mode == "in-memory" else ["--data-dir", tmp, *MODES[mode]]
-        process, port, _log = await spawn(*flags)
+        process, port = await spawn(sys.executable, "-m", "server", "--host", "127.0.0.1", "--port", "0", *flags,
+                                    *FLAGS)
         window = CpuWindow(process.pid)
         try:
             rtts, _updates, errors = await asyncio.to_thread(

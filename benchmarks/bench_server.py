@@ -104,8 +104,9 @@ asyncio.run(main())
 
 
 async def spawn(*args: str, log: list[str] | None = None) -> tuple[asyncio.subprocess.Process, int]:
-    """Start a server; ``log`` collects the rest of its stderr."""
-    process = await asyncio.create_subprocess_exec(*args, stderr=asyncio.subprocess.PIPE)
+    """Start a server (in this tree's root, so ``-m server`` is this tree's); ``log`` collects the rest of
+    its stderr."""
+    process = await asyncio.create_subprocess_exec(*args, stderr=asyncio.subprocess.PIPE, cwd=ROOT)
     while True:
         line = (await process.stderr.readline()).decode()
         if not line:
