@@ -46,7 +46,7 @@ from engine.rng import HashRng  # noqa: E402
 from engine.games.down_and_back.views import decision_view  # noqa: E402
 from server.store import Store  # noqa: E402
 from server.restore import checkpoint_json  # noqa: E402
-from bench_server import machine, run_workers, spawn  # noqa: E402  (this directory is the script's own)
+from bench_server import machine, percentile, run_workers, spawn  # noqa: E402  (this directory is the script's own)
 
 FLAGS = ["--bot-delay", "0", "--round-pause", "0", "--turn-timeout", "60", "--request-rate", "100000",
          "--starting-balance", "1000000", "--max-per-address", "10000", "--new-players-per-hour", "1000000",
@@ -102,7 +102,7 @@ def bench_store(seconds: float) -> None:
     mean = statistics.fmean(times)
     print(f"store alone: {1 / mean:,.0f} commits/s (one action + checkpoint + fsync each); "
           f"{mean * 1e3:.3f} ms per unit (median {statistics.median(times) * 1e3:.3f}, "
-          f"p99 {quantile(times, 0.99) * 1e3:.3f}) vs {memory * 1e3:.3f} ms for the engine alone "
+          f"p99 {percentile(times, 0.99) * 1e3:.3f}) vs {memory * 1e3:.3f} ms for the engine alone "
           f"({len(times)} units)")
 
 
@@ -170,7 +170,7 @@ class Pooled:
         self.seconds += seconds
         self.cpu = (self.cpu[0] + cpu[0], self.cpu[1] + cpu[1])
         self.errors += errors
-        self.rounds.append((statistics.median(rtts), quantile(rtts, 0.99)))
+        self.rounds.append((statistics.median(rtts), percentile(rtts, 0.99)))
 
 
 async def measure(mode: str, tables: int, seconds: float, warmup: float, processes: int,
@@ -204,23 +204,18 @@ async def bench_server(seconds: float, table_counts: list[int], rounds: int, war
         for mode, pooled in results.items():
             rtts, cpu = pooled.rtts, pooled.cpu
             line = (f"  {mode:30} {len(rtts) / pooled.seconds:7,.0f} actions/s; round trip median "
-                    f"{statistics.median(rtts) * 1e3:6.2f} ms, p99 {quantile(rtts, 0.99) * 1e3:6.2f} ms; "
+                    f"{statistics.median(rtts) * 1e3:6.2f} ms, p99 {percentile(rtts, 0.99) * 1e3:6.2f} ms; "
                     f"server CPU {cpu[0] / len(rtts) * 1e3:.3f} ms/action, its event loop "
                     f"{cpu[1] / len(rtts) * 1e3:.3f} ({cpu[1] / pooled.seconds:.0%} of a core)")
             if mode != "in-memory":
                 line += (f"; vs in-memory: median {statistics.median(rtts) / statistics.median(base):.2f}x "
                          f"({(statistics.median(rtts) - statistics.median(base)) * 1e3:+.2f} ms), "
-                         f"p99 {quantile(rtts, 0.99) / quantile(base, 0.99):.2f}x")
+                         f"p99 {percentile(rtts, 0.99) / percentile(base, 0.99):.2f}x")
             if pooled.errors:
                 line += f"; {pooled.errors} stale acts refused"
             print(line)
             print(f"  {'':30} rounds (median/p99 ms): "
                   + ", ".join(f"{median * 1e3:.2f}/{p99 * 1e3:.2f}" for median, p99 in pooled.rounds))
-
-
-def quantile(values: list[float], q: float) -> float:
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
 
 
 def main() -> None:

@@ -201,7 +201,6 @@ async def play(client: Client, until: float, pace: float, rtts: list[float], upd
             return
         await asyncio.sleep(think(pace))
         action = baseline_action(view).to_data()
-        client.view = None
         sent = time.monotonic()
         reply = await client.reply(client.send({"type": "act", "action": action}))
         client.view = None  # a view that came before the reply is older than this action
