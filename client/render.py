@@ -195,47 +195,28 @@ def chips(amount: int) -> str:
     return f"{amount:,}"
 
 
-_SECOND_PERSON = {"is": "are", "has": "have", "was": "were"}
-_VERB = re.compile(r"(\s*)([a-z]+)\b(.*)", re.S)
-_AND_VERB = re.compile(r"\band ([a-z]+)s\b")
-
-
-def _second_person(text: str) -> str:
-    """The words after "you": " takes 10H" -> " take 10H", " is back" -> " are back",
-    " wins both and takes" -> " win both and take" (the engine words events in the third person)."""
-    match = _VERB.match(text)
-    if match is None:
-        return text
-    lead, verb, rest = match.groups()
-    verb = _SECOND_PERSON.get(verb) or (verb[:-1] if verb.endswith("s") else verb)
-    return lead + verb + _AND_VERB.sub(r"and \1", rest)
-
-
-def render_parts(parts: Sequence[Part], names: Mapping[int, str], display: Display, me: int | None = None,
-                 *, after_me: bool = False) -> Content:
+def render_parts(parts: Sequence[Part], names: Mapping[int, str], display: Display, me: int | None = None) -> Content:
     """An event in the engine's one wording (:data:`engine.contract.Part` s) as styled text.
 
     Names are bold and always literal, cards in the player's suit symbols and
     colours, chips with thousands separators; our own seat is "You" (in the
-    second person). ``after_me``: the parts go on a sentence whose subject is us
-    ("You take 10♦ from the stock" + ", discard 7♥").
+    second person: every word the engine marks as agreeing with us takes its
+    ``you`` form, and "alice's" is "Your").
     """
     out: list[Content] = []
-    you = after_me
     for part in parts:
         if "text" in part:
-            text = _second_person(part["text"]) if you else part["text"]
-            out.append(Content(text))
-            you = False
-            continue
-        you = False
-        if "seat" in part:
+            mine = "you" in part and me is not None and part.get("subject") == me
+            out.append(Content(part["you"] if mine else part["text"]))
+        elif "seat" in part:
             seat = part["seat"]
+            owner = part.get("possessive")
             if seat is not None and seat == me:
-                out.append(Content.styled("You" if not out else "you", "bold"))
-                you = True
+                word = ("Your" if owner else "You") if not out else ("your" if owner else "you")
+                out.append(Content.styled(word, "bold"))
             else:
-                out.append(name_part(names, seat))
+                name = name_part(names, seat)
+                out.append(Content.assemble(name, "'s") if owner else name)
         elif "card" in part:
             out.append(display.card(part["card"]))
         elif "cards" in part:

@@ -26,6 +26,7 @@ may refuse :class:`SitIn` by its rules).
 from __future__ import annotations
 
 import enum
+import re
 from dataclasses import dataclass
 from typing import Any, Callable, ClassVar, Mapping, Protocol, Sequence, Union
 
@@ -154,9 +155,57 @@ def table_action_from_data(data: Mapping[str, Any]) -> TableAction | ClientSeed:
 
 Part = dict[str, Any]
 """One piece of an event's wording: ``{"text": str}``, ``{"seat": int | None}``
-(a player, or the table for ``None``), ``{"card": "10H"}``, ``{"cards": [...]}``
-or ``{"chips": int}``. A reader styles seats, cards and chips as it likes (a
-client in the second person for its own seat); :func:`plain_text` is the export's."""
+(a player, or the table for ``None``; with ``"possessive": True`` their
+"alice's"), ``{"card": "10H"}``, ``{"cards": [...]}`` or ``{"chips": int}``;
+and a word that agrees with a player, :func:`verb`: ``{"text": " deals", "you":
+" deal", "subject": seat}`` (a verb, or a pronoun such as "them"). A reader
+styles seats, cards and chips as it likes; a client words its own seat in the
+second person ("You drew the lowest card, 4♠, and deal first": every word
+about it in its "you" form, "Your crib"), and a reader that knows nothing of
+persons reads every part's "text" (:func:`plain_text`, the export's)."""
+
+_SECOND_PERSON = {"is": "are", "has": "have", "was": "were", "does": "do", "goes": "go",
+                  "they": "you", "them": "you", "their": "your", "themselves": "yourself"}
+
+
+def second_person(word: str) -> str:
+    """The form of a third-person ``word`` (a verb, or a pronoun) that goes with "you": "deals" -> "deal",
+    "is" -> "are", "them" -> "you"; a word that is the same for both ("drew", "ran") unchanged."""
+    if word in _SECOND_PERSON:
+        return _SECOND_PERSON[word]
+    if word.endswith("ies") and len(word) > 4:
+        return word[:-3] + "y"
+    if word.endswith(("sses", "shes", "ches", "xes", "zes")):
+        return word[:-2]
+    if word.endswith("s") and not word.endswith(("ss", "us")):
+        return word[:-1]
+    return word
+
+
+def verb(subject: int | None, word: str) -> Part:
+    """``word`` (third person: "deals", "is", "them") agreeing with the player ``subject``: a reader
+    writes its ``you`` form where ``subject`` is its own seat."""
+    return {"text": word, "you": second_person(word), "subject": subject}
+
+
+_MARKED = re.compile(r"\{([a-z]+)\}")
+
+
+def about(subject: int | None, text: str) -> list[Part]:
+    """Text about the player ``subject`` with the words that agree with them in braces:
+    ``about(seat, " {cuts} at 12 and {draws} ")`` -> the text parts and :func:`verb` parts."""
+    parts: list[Part] = []
+    for i, piece in enumerate(_MARKED.split(text)):
+        if i % 2:
+            parts.append(verb(subject, piece))
+        elif piece:
+            parts.append({"text": piece})
+    return parts
+
+
+def possessive(seat: int | None) -> Part:
+    """The player's "alice's" ("your" for a reader's own seat; "the table's" for ``None``)."""
+    return {"seat": seat, "possessive": True}
 
 
 def describe_table_event(event: Mapping[str, Any]) -> list[Part] | None:
@@ -167,9 +216,9 @@ def describe_table_event(event: Mapping[str, Any]) -> list[Part] | None:
     if kind == "timeout":
         return [{"seat": event.get("seat")}, {"text": " ran out of time: played automatically"}]
     if kind == "rematch":
-        return [{"seat": event.get("seat")}, {"text": " offers a rematch: same seats, same settings"}]
+        return [{"seat": event.get("seat")}, *about(event.get("seat"), " {offers} a rematch: same seats, same settings")]
     if kind == "rematch_answer":
-        return [{"seat": event.get("seat")}, {"text": " accepts the rematch"}]
+        return [{"seat": event.get("seat")}, *about(event.get("seat"), " {accepts} the rematch")]
     if kind == "rematch_cancelled":
         return [{"text": f"No rematch: {event.get('reason')}"}]
     if kind == "rematch_started":
@@ -178,7 +227,7 @@ def describe_table_event(event: Mapping[str, Any]) -> list[Part] | None:
         return [{"text": f"The deal of round {event.get('round')} is sealed: commitment "
                          f"{str(event.get('commitment'))[:16]}"}]
     if kind == "client_seed":
-        return [{"seat": event.get("seat")}, {"text": " adds a seed to the deal"}]
+        return [{"seat": event.get("seat")}, *about(event.get("seat"), " {adds} a seed to the deal")]
     if kind == "deal_reveal":
         return [{"text": f"Round {event.get('round')}'s seed revealed: {str(event.get('seed'))[:16]}"}]
     return None
@@ -191,7 +240,7 @@ def plain_text(parts: Sequence[Part], name_of: Callable[[int | None], str]) -> s
         if "text" in part:
             out.append(part["text"])
         elif "seat" in part:
-            out.append(name_of(part["seat"]))
+            out.append(name_of(part["seat"]) + ("'s" if part.get("possessive") else ""))
         elif "card" in part:
             out.append(part["card"])
         elif "cards" in part:

@@ -148,9 +148,9 @@ class TableScreen(SteadyScreen, Screen[None]):
         parts = game.describe(event) if game is not None else None
         return parts if parts is not None else describe_table_event(event)
 
-    def styled(self, parts: Sequence[Part], *, after_me: bool = False) -> Content:
+    def styled(self, parts: Sequence[Part]) -> Content:
         """``parts`` as styled text for us: names, our seat as "You", cards as we show them."""
-        return render_parts(parts, self.names, self.display_options, self.me, after_me=after_me)
+        return render_parts(parts, self.names, self.display_options, self.me)
 
     # ------------------------------------------------------------ layout
 

@@ -32,8 +32,8 @@ def test_log_lines_are_the_engines_wording_styled_with_you_for_our_own_seat():
     assert line({"kind": "take_stock", "seat": 1}, me=0) == "[b]Bob[/b] takes a card from the stock"
     assert line({"kind": "back", "seat": 0}, me=0) == "You are back"
     assert line({"kind": "cut", "seat": 0, "position": 23, "random": True}, me=0) == "You cut at 23 (random)"
-    assert render_parts([{"text": " discards "}, {"card": "10D"}], names, Display(ascii=True), 0,
-                        after_me=True).plain == " discard 10d"  # going on "You take ..."
+    discard = describe({"kind": "discard", "seat": 0, "card": "10D"})
+    assert render_parts(discard[1:], names, Display(ascii=True), 0).plain == " discard 10d"  # going on "You take ..."
     result = {"kind": "result", "pot": 1200, "winner": 0, "down_winner": 0, "back_winner": 0,
               "down_draws": [], "back_draws": []}
     assert line(result, me=0) == ("Going down: you win; Coming back: you win; "
@@ -61,3 +61,31 @@ def test_sparkline_and_standings():
 def test_rules_examples_follow_the_display():
     assert "3♥ 3♦ 3♣ 8♠" in rules_markdown(Display(), RULES)
     assert "3h 3d 3c 8s" in rules_markdown(Display(ascii=True), RULES)
+
+
+def test_every_word_about_our_seat_is_in_the_second_person_in_every_game():
+    """The engine marks the words that agree with a player; "You drew the lowest card, 4♠, and deal first"."""
+    names = {0: "Ann", 1: "Bob"}
+    d = Display()
+    crib = find_game("cribbage").describe
+
+    def line(event, me=0):
+        return render_parts(crib(event), names, d, me).plain
+
+    assert line({"kind": "dealer", "seat": 0, "card": "4S"}) == "You drew the lowest card, 4♠, and deal first"
+    assert line({"kind": "dealer", "seat": 0, "card": "4S"}, me=1) == "Ann drew the lowest card, 4♠, and deals first"
+    assert line({"kind": "draw", "seat": 0, "position": 12, "random": False, "card": "9H"}) == \
+        "You cut at 12 and draw 9♥"
+    assert line({"kind": "show", "seat": 0, "what": "crib", "cards": ["5H", "5D", "JC", "KS"], "starter": "5C",
+                 "items": [], "points": 0, "score": 10}).startswith("Your crib 5♥ 5♦ J♣ K♠ with 5♣")
+    assert line({"kind": "show", "seat": 1, "what": "hand", "cards": ["5H", "5D", "JC", "KS"], "starter": "5C",
+                 "items": [], "points": 0, "score": 10}).startswith("Bob's hand")
+    assert line({"kind": "away", "seat": 0}) == "You are away (the table plays for you)"
+    assert line({"kind": "muggins", "seat": 0, "of": 1, "take": True, "missed": 2, "points": 2,
+                 "items": [], "score": 30}).startswith("You call muggins and take the 2 missed")
+    won = {"kind": "game_won", "seat": 0, "game": 1, "winners": [0], "scores": [121, 80],
+           "losses": [{"seat": 1, "chips": 100, "multiplier": 1}], "gains": [{"seat": 0, "chips": 100}]}
+    assert line(won).startswith("You win game 1") and "Bob pays 100" in line(won)
+    assert "you pay 100" in line(won, me=1)
+    rematch = find_game("down-and-back").describe({"kind": "rematch", "seat": 0})
+    assert render_parts(rematch, names, d, 0).plain.startswith("You offer a rematch")

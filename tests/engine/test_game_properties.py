@@ -14,6 +14,7 @@ and public record; seed plus history replays the game exactly.
 from __future__ import annotations
 
 import random
+import re
 import zlib
 from collections import Counter
 from typing import Any
@@ -80,18 +81,44 @@ class Watcher:
             assert not leaked, f"the view of seat {seat} holds cards it was never shown: {sorted(leaked)}"
 
 
-PART_KEYS = {"text", "seat", "card", "cards", "chips"}
+PART_SHAPES = [{"text"}, {"text", "you", "subject"}, {"seat"}, {"seat", "possessive"}, {"card"}, {"cards"},
+               {"chips"}]
+# Words that agree with a player: after a player's name they must be the engine's verb parts, so that a
+# reader can say "You drew the lowest card, 4♠, and deal first" (not "... and deals first").
+THIRD_PERSON = re.compile(r"(?<!table )(?<!it )\b(is|has|was|does|goes|them|their|themselves|[a-z]+[^s\W]s)\b")
+NOT_VERBS = {"cards", "points", "chips", "seeds", "settings", "seats", "antes", "stakes", "draws", "turns", "pegs",
+             "sides", "hands", "kings", "queens", "jacks", "tens", "nines", "eights", "sevens", "sixes", "fives",
+             "fours", "threes", "twos", "aces", "rounds", "items", "orbits", "holes", "his", "heels", "nobs",
+             "runs", "pairs", "fifteens", "flushes", "this", "plus", "muggins"}
+
+
+def check_person(parts: list[dict[str, Any]]) -> None:
+    """Between a player's name and the next name, a word in the third person is a verb part about that player."""
+    subject = None
+    for part in parts:
+        if "seat" in part:
+            subject = None if part.get("possessive") else part["seat"]
+        elif "you" in part:
+            assert part["subject"] == subject or subject is None, f"{part} does not agree with seat {subject}"
+        elif "text" in part and subject is not None:
+            clause = re.split(r"[;:]", part["text"])[0]  # a new clause may be about no one ("; no one wins")
+            words = {w for w in THIRD_PERSON.findall(clause) if w not in NOT_VERBS}
+            assert not words, f"{sorted(words)} in {part['text']!r} agree with seat {subject} but are plain text"
+            if clause != part["text"]:
+                subject = None
 
 
 def check_wording(game_type: GameType, records, seats: list[int]) -> None:
-    """Every event, as any reader sees it, is worded by the game in parts a reader can render."""
+    """Every event, as any reader sees it, is worded by the game in parts a reader can render, each word that
+    agrees with a player marked so (the second person is the reader's to choose)."""
     for record in records:
         for viewer in (None, record.seat):
             parts = game_type.describe(record.for_seat(viewer))
             if parts is None:
                 continue
-            assert parts and all(len(part) == 1 and set(part) <= PART_KEYS for part in parts), parts
+            assert parts and all(set(part) in PART_SHAPES for part in parts), parts
             assert plain_text(parts, lambda seat: f"seat {seat}").strip()
+            check_person(parts)
 
 
 def check_state(game_type: GameType, game, deck: Counter, chips: int) -> None:

@@ -338,7 +338,7 @@ class DownAndBackBoard(Board):
             if kind == "discard" and last is not None and last.get("seat") == event.get("seat") \
                     and last.get("kind") in ("take_stock", "take_discard") and log.lines:
                 # One line per turn ("Ann takes a card from the stock, discards 7♥"): fewer lines to repaint.
-                rest = self.shell.styled(parts[1:], after_me=me is not None and event.get("seat") == me)
+                rest = self.shell.styled(parts[1:])  # its words agree with the seat ("You take ..., discard")
                 log.replace_last(Content.assemble(log.lines[-1], ",", rest))
             else:
                 log.write(self.shell.styled(parts))

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any, Mapping
 
-from ...contract import Part, describe_table_event
+from ...contract import Part, about, describe_table_event
 
 
 def _text(text: str) -> Part:
@@ -34,25 +34,26 @@ def describe(event: Mapping[str, Any]) -> list[Part] | None:
     """
     kind, seat = event["kind"], event.get("seat")
     if kind == "round":
-        return [_seat(event["dealer"]), _text(" deals, "), _seat(event["cutter"]), _text(" cuts; antes of "),
+        return [_seat(event["dealer"]), *about(event["dealer"], " {deals}, "), _seat(event["cutter"]),
+                *about(event["cutter"], " {cuts}; antes of "),
                 _chips(event["ante"]), _text(" each: pot "), _chips(event["pot"])]
     if kind == "cut":
-        return [_seat(seat), _text(f" cuts at {event['position']}" + (" (random)" if event.get("random") else ""))]
+        return [_seat(seat), *about(seat, f" {{cuts}} at {event['position']}" + (" (random)" if event.get("random") else ""))]
     if kind == "deal":
-        return [_seat(seat), _text(" is dealt "), {"cards": list(event.get("hand", []))}]
+        return [_seat(seat), *about(seat, " {is} dealt "), {"cards": list(event.get("hand", []))}]
     if kind == "up_card":
         return [_text("Up card "), _card(event["card"]), _text(f", {event['stock']} cards in the stock")]
     if kind == "take_stock":
         card = event.get("card")
-        return [_seat(seat), _text(" takes "), _card(card) if card else _text("a card"), _text(" from the stock")]
+        return [_seat(seat), *about(seat, " {takes} "), _card(card) if card else _text("a card"), _text(" from the stock")]
     if kind == "take_discard":
-        return [_seat(seat), _text(" takes "), _card(event["card"]), _text(" from the discard pile")]
+        return [_seat(seat), *about(seat, " {takes} "), _card(event["card"]), _text(" from the discard pile")]
     if kind == "discard":
-        return [_seat(seat), _text(" discards "), _card(event["card"])]
+        return [_seat(seat), *about(seat, " {discards} "), _card(event["card"])]
     if kind == "skip":
-        return [_seat(seat), _text(" skips")]
+        return [_seat(seat), *about(seat, " {skips}")]
     if kind == "call_end":
-        return [_seat(seat), _text(f" calls the end after orbit {event['orbit']}")]
+        return [_seat(seat), *about(seat, f" {{calls}} the end after orbit {event['orbit']}")]
     if kind == "reshuffle":
         return [_text(f"The discard pile is shuffled into a new stock of {event['stock']}")]
     if kind == "showdown":
@@ -63,11 +64,12 @@ def describe(event: Mapping[str, Any]) -> list[Part] | None:
     if kind == "result":
         return _result(event)
     if kind == "sit_in":
-        return [_seat(seat), _text(" sits in with "), _chips(event["chips"]), _text(" chips, dealt in from the next round")]
+        return [_seat(seat), *about(seat, " {sits} in with "), _chips(event["chips"]),
+                _text(" chips, dealt in from the next round")]
     if kind == "away":
-        return [_seat(seat), _text(" sits out")]
+        return [_seat(seat), *about(seat, " {sits} out")]
     if kind == "back":
-        return [_seat(seat), _text(" is back")]
+        return [_seat(seat), *about(seat, " {is} back")]
     if kind == "game_over":
         return [_text(f"Game over: {event['reason']}")]
     return describe_table_event(event)  # the fair deal's events are worded alike in every game
@@ -76,14 +78,15 @@ def describe(event: Mapping[str, Any]) -> list[Part] | None:
 def _result(event: Mapping[str, Any]) -> list[Part]:
     parts: list[Part] = []
     for which, label in (("down", "Going down"), ("back", "Coming back")):
-        parts += [_text(f"{label}: "), _seat(event[f"{which}_winner"]), _text(" wins")]
+        parts += [_text(f"{label}: "), _seat(event[f"{which}_winner"]), *about(event[f"{which}_winner"], " {wins}")]
         for n, draw in enumerate(event[f"{which}_draws"]):
             parts.append(_text(" after tie-break draws " if n == 0 else "; "))
             for m, drawn in enumerate(draw):
                 parts += [_text(", " if m else ""), _seat(drawn["seat"]), _text(" "), _card(drawn["card"])]
         parts.append(_text("; "))
     if event["winner"] is not None:
-        parts += [_seat(event["winner"]), _text(" wins both and takes the pot of "), _chips(event["pot"])]
+        parts += [_seat(event["winner"]), *about(event["winner"], " {wins} both and {takes} the pot of "),
+                  _chips(event["pot"])]
     else:
         parts += [_text("no one wins both: the pot of "), _chips(event["pot"]), _text(" carries over")]
     return [part for part in parts if part != {"text": ""}]
