@@ -363,3 +363,57 @@ def test_category_labels() -> None:
     assert C4.TWO_PAIR.label == "Two pair"
     assert C4.HIGH_CARD.label == "High card"
     assert C3.BOUNCER.label == "Bouncer"
+
+
+# -------------------------------------------------------------------- why a suit rule named a hand
+
+
+def _note(text: str) -> str | None:
+    from engine.contract import plain_text
+    from engine.games.down_and_back.hands import suit_note
+
+    note = suit_note(parse_cards(text.split()))
+    return None if note is None else plain_text(note, str)
+
+
+def test_a_suit_rule_that_changes_a_hands_name_says_why() -> None:
+    """Issue 27 item 9: "Pair of kings, king and four" for K K K 4 and "High card: king, king, ..." say why."""
+    assert _note("KS KH KD 4S") == "no prial: the 4S is neither a face card nor of the fourth suit"
+    assert _note("7S 7H 7D 4S") == "no prial or pair: the 4S is neither a face card nor of the fourth suit"
+    assert _note("KS KH 9D 2D") == "no pair: the 9D and 2D beside it share a suit"
+    assert _note("JC JD 6H 2D") == "no pair: the 2D beside it shares a suit with the pair"
+    assert _note("7H 7C KD AC") == "no pair: beside a face card, the AC shares a suit with the pair"
+    assert _note("JH JC 3C") == "no pair: the 3C is neither a face card nor of a suit unlike the pair's"
+    for text in ("3H 3D 3C 8S", "6C 6S 9H 2D", "KH KD 7C", "QH JH 3H 2H", "KS KH QD QC", "KS 9H 5D 2C"):
+        assert _note(text) is None  # nothing a suit rule took away
+
+
+def test_a_note_comes_exactly_with_a_name_a_suit_rule_lowered() -> None:
+    """Every 3-card hand, and every 4-card hand of some ranks: a note iff the ranks alone would name a better hand
+    (three of a kind a Prial, one pair a Pair); the note is one line at 80 columns."""
+    import random
+
+    from engine.games.down_and_back.hands import suit_note
+
+    def lowered(cards) -> bool:
+        counts = sorted(Counter(int(c.rank) for c in cards).values())
+        value = classify4(cards) if len(cards) == 4 else classify3(cards)
+        if counts[-1] == 3 and len(cards) == 4:
+            return value.category != Category4.PRIAL
+        if counts.count(2) == 1 and len(counts) == len(cards) - 1:
+            return value.category.name == "HIGH_CARD"
+        return False
+
+    rng = random.Random(27)
+    hands = list(itertools.combinations(DECK, 3)) + [tuple(rng.sample(DECK, 4)) for _ in range(4000)]
+    for _ in range(1500):  # cards of three ranks: pairs and three of a kind are common among these
+        ranks = rng.sample(range(1, 14), 3)
+        hands.append(tuple(rng.sample([d for d in DECK if int(d.rank) in ranks], 4)))
+    notes = 0
+    for cards in hands:
+        note = suit_note(cards)
+        assert (note is not None) == lowered(list(cards)), cards
+        if note is not None:
+            notes += 1
+            assert sum(len(p.get("text", "")) + 3 * ("card" in p) for p in note) <= 71  # with 3 of indent: 74
+    assert notes > 1000

@@ -24,6 +24,7 @@ from textual.widgets import Static
 from ...render import Display
 from ...widgets.basics import display_of
 from ..board import Panel
+from .widgets import suit_notes
 
 
 def evaluate_split(down: Sequence[str], back: Sequence[str], opponents: int) -> tuple[str, str, float]:
@@ -53,12 +54,15 @@ class SplitView(Widget):
             return Content("")
         down_name, back_name, estimate = evaluate_split(self.down, self.back, self.opponents)
         marked = [self.marked] if self.marked is not None else []
-        # Each hand's name beside its title: the panel fits the board's rows at 80x24.
+        # Each hand's name beside its title: the panel fits the board's rows at 80x24 (with a line saying
+        # why a suit rule named a hand as it did: the panel's spacing makes room for them).
         rows = [
             Content.assemble(("Going down (4)", "bold"), "  ", (down_name, "bold #87d787")),
+            *suit_notes(self.down, display),
             *display.card_boxes(self.down, selected=self.cursor if self.cursor < 4 else None,
                                 marked=[m for m in marked if m < 4], labels=["1", "2", "3", "4"]),
             Content.assemble(("Coming back (3)", "bold"), "  ", (back_name, "bold #87d787")),
+            *suit_notes(self.back, display),
             *display.card_boxes(self.back, selected=self.cursor - 4 if self.cursor >= 4 else None,
                                 marked=[m - 4 for m in marked if m >= 4], labels=["5", "6", "7"]),
         ]
@@ -116,6 +120,12 @@ class SplitPanel(Panel):
     def _set(self, cards: list[str]) -> None:
         view = self.query_one(SplitView)
         view.down, view.back = tuple(cards[:4]), tuple(cards[4:])
+        self._noted(view)
+
+    def _noted(self, view: SplitView) -> None:
+        """A line saying why a suit rule named a hand takes the room of the panel's spacing."""
+        self.set_class(bool(suit_notes(view.down, display_of(self)) or suit_notes(view.back, display_of(self))),
+                       "-noted")
 
     def action_best(self) -> None:
         self._fill(self.query_one(SplitView))
@@ -135,6 +145,7 @@ class SplitPanel(Panel):
         view.best = self._best[2]
         view.marked = None
         view.down, view.back = self._best[0], self._best[1]
+        self._noted(view)
 
     def action_move(self, step: int) -> None:
         view = self.query_one(SplitView)
@@ -204,6 +215,8 @@ def reveal_content(showdown: Mapping[str, Any], names: Mapping[int, str], me: in
             lines.append(Content.assemble(
                 (f" {star} " if won else "   ", "bold #ffd75f"), who(seat), " ", cards, " ", hand_name,
             ))
+            if len(entry.get(cards_key) or ()) == (4 if cards_key == "down" else 3):
+                lines += suit_notes(entry[cards_key], display, indent="   ")  # one line at 80 columns
     for title, key, winner_key in (("going down", "down_draws", "down_winner"),
                                    ("coming back", "back_draws", "back_winner")):
         draws = showdown.get(key) or []

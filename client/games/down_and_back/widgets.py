@@ -5,14 +5,14 @@ Like the shell's widgets they take plain values and repaint only when those chan
 
 from __future__ import annotations
 
-from typing import Collection, Sequence
+from typing import Any, Collection, Sequence
 
 from textual.app import RenderResult
 from textual.content import Content
 from textual.reactive import reactive
 from textual.widget import Widget
 
-from ...render import EMPTY, Display, rank_key, suit_key
+from ...render import EMPTY, Display, rank_key, render_parts, suit_key
 from ...widgets.basics import RowsWidget, display_of
 
 
@@ -153,8 +153,22 @@ def helper_content(cards: Sequence[str], opponents: int, display: Display, allow
     who = "1 opponent" if opponents <= 1 else f"{opponents} opponents"
     lines = lead + [
         Content.assemble(("Down ", "dim"), display.cards(str(c) for c in split.down), "  ", (split.down_value.name, "bold")),
+        *suit_notes(split.down, display),
         Content.assemble(("Back ", "dim"), display.cards(str(c) for c in split.back), "  ", (split.back_value.name, "bold")),
+        *suit_notes(split.back, display),
         Content.assemble(("Wins both vs ", "dim"), (who, "dim"), (" ≈ " if not display.ascii else " ~ ", "dim"),
                          (f"{estimate:.0%}", "bold #87d787")),
     ]
     return Content("\n").join(lines)
+
+
+def suit_notes(cards: Sequence[Any], display: Display, indent: str = "  ") -> list[Content]:
+    """Why a suit rule named these cards as it did (the engine's hand rules say it), as one dim line; none when
+    no suit rule changed the name ("Pair of kings, king and four" for K K K 4)."""
+    from engine.cards import parse_cards
+    from engine.games.down_and_back.hands import suit_note
+
+    note = suit_note(parse_cards([str(c) for c in cards]))
+    if note is None:
+        return []
+    return [Content.assemble(indent, render_parts(note, {}, display).stylize("dim italic"))]

@@ -28,7 +28,7 @@ from collections import Counter
 from dataclasses import dataclass
 from enum import IntEnum
 from functools import cached_property
-from typing import Iterable, Sequence
+from typing import Any, Iterable, Sequence
 
 from ...cards import Card, Rank
 
@@ -320,3 +320,47 @@ def _distinct_indices(cards: Iterable[Card], n: int) -> list[int]:
     if len(set(idx)) != n:
         _rank_suits(cards, n)
     return idx
+
+
+# --------------------------------------------------------------------------
+# Why a suit rule named a hand: the rules' words, for the hand helper and the showdown
+
+
+def suit_note(cards: Iterable[Card]) -> list[dict[str, Any]] | None:
+    """Why a suit condition gave these 4 or 3 cards a lower name than their ranks suggest, in a few words
+    (wording parts, :data:`engine.contract.Part`: the cards as cards), or ``None`` when no suit rule did.
+
+    Three of a kind whose plain fourth card shares a suit with the three is no Prial (a Pair if the
+    three are face cards, else High card); a pair whose odd cards break the odd-card rule is no Pair
+    (High card). "Pair of kings, king and four" for K K K 4 reads as a bug until it says
+    "no prial: the 4♠ is neither a face card nor of the fourth suit". One line at 80 columns.
+    """
+    cards = list(cards)
+    size = len(cards)
+    if size not in (3, 4):
+        raise HandError(f"a hand has 4 or 3 cards, got {len(cards)}")
+    value = classify4(cards) if size == 4 else classify3(cards)
+    counts = Counter(int(c.rank) for c in cards)
+    if size == 4 and 3 in counts.values() and value.category != Category4.PRIAL:
+        rank = next(r for r, n in counts.items() if n == 3)
+        (fourth,) = [c for c in cards if int(c.rank) != rank]
+        what = "prial" if value.category == Category4.PAIR else "prial or pair"  # three face cards: still a pair
+        return [{"text": f"no {what}: the "}, {"card": fourth.text},
+                {"text": " is neither a face card nor of the fourth suit"}]
+    pairs = [r for r, n in counts.items() if n == 2]
+    if len(pairs) != 1 or len(counts) != size - 1 or value.category.name != "HIGH_CARD":
+        return None
+    pair_suits = {c.suit for c in cards if int(c.rank) == pairs[0]}
+    odd = [c for c in cards if int(c.rank) != pairs[0]]
+    if size == 3:
+        return [{"text": "no pair: the "}, {"card": odd[0].text},
+                {"text": " is neither a face card nor of a suit unlike the pair's"}]
+    plain = sorted((c for c in odd if int(c.rank) < _JACK), key=lambda c: -int(c.rank))
+    if len(plain) == 1:  # beside one face card, the other must be of a suit unlike the pair's
+        return [{"text": "no pair: beside a face card, the "}, {"card": plain[0].text},
+                {"text": " shares a suit with the pair"}]
+    if plain[0].suit == plain[1].suit:  # two plain cards: of suits unlike each other's and the pair's
+        return [{"text": "no pair: the "}, {"card": plain[0].text}, {"text": " and "}, {"card": plain[1].text},
+                {"text": " beside it share a suit"}]
+    shared = next(c for c in plain if c.suit in pair_suits)
+    return [{"text": "no pair: the "}, {"card": shared.text}, {"text": " beside it shares a suit with the pair"}]
