@@ -22,6 +22,7 @@ if TYPE_CHECKING:
 
 RED, GREEN, BLUE = "#ff5f5f", "#5fd75f", "#6f9fff"
 EMPTY = ""  # in :meth:`Display.card_boxes`: an empty place (a pile with no card), not a card back
+SMALL_CARD, LARGE_CARD = (6, 4), (9, 7)  # a card box's (width, height) in cells: 80x24, and large terminals
 
 # An escape sequence (CSI / OSC / two-character), then any other control or format character.
 _ESCAPES = re.compile(r"\x1b(?:\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b]*(?:\x07|\x1b\\)?|[@-_])?|\x9b[0-?]*[ -/]*[@-~]")
@@ -144,13 +145,15 @@ class Display:
         dim: Iterable[int] = (),
         labels: Sequence[str] | None = None,
         gap: int = 1,
+        large: bool = False,
     ) -> list[Content]:
-        """Cards drawn as 6x4 boxes side by side (``None`` draws a card back, :data:`EMPTY`
-        an empty place), plus an optional label line under them. ``selected`` is drawn
+        """Cards drawn as boxes side by side, 6x4 (``large``: 9x7, :data:`LARGE_CARD`), ``None`` a card back,
+        :data:`EMPTY` an empty place; plus an optional label line under them. ``selected`` is drawn
         in the accent colour, ``marked`` cards get a highlighted frame, ``dim`` ones are faded."""
         tl, tr, bl, br, h, v = self.box
         marked, dim = set(marked), set(dim)
-        rows: list[list[Content]] = [[], [], [], []]
+        inside, height = (LARGE_CARD[0] - 2, LARGE_CARD[1]) if large else (SMALL_CARD[0] - 2, SMALL_CARD[1])
+        rows: list[list[Content]] = [[] for _ in range(height)]
         spacer = Content(" " * gap)
         for i, card in enumerate(cards):
             frame = "bold #ffd75f" if i == selected else ("bold #5fd7ff" if i in marked else "")
@@ -158,31 +161,50 @@ class Display:
                 frame = "dim"
             if card == EMPTY:
                 frame = "dim"
-                face1 = face2 = Content("    ")
+                faces = [Content(" " * inside)] * (height - 2)
             elif card is None:
-                pattern = ("#" if self.ascii else "░") * 4
-                face1 = face2 = Content.styled(pattern, "#5f87af")
+                faces = [Content.styled(("#" if self.ascii else "░") * inside, "#5f87af")] * (height - 2)
             else:
                 style = " ".join(s for s in ("bold", self.suit_style(Card.parse(card).suit), "dim" if i in dim else "")
                                  if s)
-                text = self.card_text(card)
-                face1 = Content.styled(text.ljust(4), style)
-                face2 = Content.styled(text.rjust(4), style)
+                faces = [Content.styled(face, style) for face in self._faces(card, large)]
             if i == selected:
-                face1 = face1.stylize("reverse")
-                face2 = face2.stylize("reverse")
-            rows[0].append(Content.styled(tl + h * 4 + tr, frame))
-            rows[1].append(Content.assemble((v, frame), face1, (v, frame)))
-            rows[2].append(Content.assemble((v, frame), face2, (v, frame)))
-            rows[3].append(Content.styled(bl + h * 4 + br, frame))
+                faces = [face.stylize("reverse") for face in faces]
+            rows[0].append(Content.styled(tl + h * inside + tr, frame))
+            for row, face in zip(rows[1:-1], faces):
+                row.append(Content.assemble((v, frame), face, (v, frame)))
+            rows[-1].append(Content.styled(bl + h * inside + br, frame))
         lines = [spacer.join(row) for row in rows]
         if labels is not None:
             parts = []
             for i, label in enumerate(labels):
                 style = "bold #ffd75f" if i == selected else ("bold #5fd7ff" if i in marked else "dim")
-                parts.append(Content.styled(label.center(6), style))
+                parts.append(Content.styled(label.center(inside + 2), style))
             lines.append(spacer.join(parts))
         return lines
+
+    def card_fan(self, cards: Sequence[str | None], step: int, *, large: bool = True) -> list[Content]:
+        """Cards overlapping left to right as a hand holds them: each shows its left ``step`` columns (its
+        index), the last is whole; with ``step`` at least a card's width they lie side by side, ``step``
+        columns from one card's left edge to the next's."""
+        boxes = [self.card_boxes([card], large=large) for card in cards]
+        if not boxes:
+            return []
+        width = (LARGE_CARD if large else SMALL_CARD)[0]
+        if step >= width:
+            return self.card_boxes(cards, large=large, gap=step - width)
+        return [Content("").join([box[row][:step] for box in boxes[:-1]] + [boxes[-1][row]])
+                for row in range(len(boxes[0]))]
+
+    def _faces(self, card: str, large: bool) -> list[str]:
+        """A card's face, the lines inside its frame: its index top left and bottom right (``large``: the
+        rank over the suit, a pip in the middle, as printed cards have them)."""
+        text = self.card_text(card)
+        inside = (LARGE_CARD if large else SMALL_CARD)[0] - 2
+        if not large:
+            return [text.ljust(inside), text.rjust(inside)]
+        rank, suit = text[:-1], text[-1]
+        return [rank.ljust(inside), suit.ljust(inside), suit.center(inside), suit.rjust(inside), rank.rjust(inside)]
 
 
 def name_part(names: Mapping[int, str], seat: int | None, style: str = "bold") -> Content:

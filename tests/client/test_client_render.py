@@ -89,3 +89,35 @@ def test_every_word_about_our_seat_is_in_the_second_person_in_every_game():
     assert "you pay 100" in line(won, me=1)
     rematch = find_game("down-and-back").describe({"kind": "rematch", "seat": 0})
     assert render_parts(rematch, names, d, 0).plain.startswith("You offer a rematch")
+
+
+def test_large_cards_are_9x7_faces_with_their_index_at_two_corners_and_a_pip():
+    """Issue 27 item 17: a larger terminal's cards, rank over suit at the top left, a pip in the middle, suit
+    over rank at the bottom right; a back is patterned all over, an empty place blank; numbers under them."""
+    from client.render import LARGE_CARD, SMALL_CARD
+
+    lines = [line.plain for line in Display().card_boxes(["10H", None, ""], labels=["1", "2", "3"], large=True)]
+    assert len(lines) == LARGE_CARD[1] + 1 and {len(line) for line in lines} == {3 * LARGE_CARD[0] + 2}
+    faces = [line[:LARGE_CARD[0]] for line in lines]
+    assert faces == ["╭───────╮", "│10     │", "│♥      │", "│   ♥   │", "│      ♥│", "│     10│", "╰───────╯",
+                     "    1    "]
+    back, empty = (([line[start:start + LARGE_CARD[0]] for line in lines[1:6]]) for start in (10, 20))
+    assert set(back) == {"│░░░░░░░│"} and set(empty) == {"│       │"}
+    ascii = [line.plain for line in Display(ascii=True).card_boxes(["QS"], large=True)]
+    assert ascii == ["+-------+", "|Q      |", "|s      |", "|   s   |", "|      s|", "|      Q|", "+-------+"]
+    small = [line.plain for line in Display().card_boxes(["10H"])]
+    assert small == ["╭────╮", "│10♥ │", "│ 10♥│", "╰────╯"] and len(small[0]) == SMALL_CARD[0]
+    selected = Display().card_boxes(["AS", "2S"], selected=1, large=True)
+    reversed_cells = [{i for span in line.spans if "reverse" in str(span.style) for i in range(span.start, span.end)}
+                      for line in selected[1:6]]
+    assert reversed_cells == [set(range(11, 18))] * 5  # the second card's whole face, not its frame
+
+
+def test_a_fan_of_cards_shows_each_index_and_the_last_card_whole():
+    display = Display()
+    fan = [line.plain for line in display.card_fan(["3H", "6C", "10S"], 3)]
+    assert [len(line) for line in fan] == [3 + 3 + 9] * 7
+    assert fan[1] == "│3 │6 │10     │" and fan[2] == "│♥ │♣ │♠      │" and fan[5] == "│  │  │     10│"
+    apart = [line.plain for line in display.card_fan(["3H", "6C"], 10)]  # a card's width and one more
+    assert apart == [line.plain for line in display.card_boxes(["3H", "6C"], large=True)]
+    assert display.card_fan([], 3) == []
