@@ -48,7 +48,7 @@ from .fairness import DealWatch
 from .render import Display, clean_data, plain
 from .screens.table import TableScreen
 from .session import CLOSED, CONNECTED, RECONNECTING, Session, Status
-from .widgets.basics import MIN_HEIGHT, MIN_WIDTH
+from .widgets.basics import MIN_HEIGHT, MIN_WIDTH, is_large
 
 if TYPE_CHECKING:
     from .screens.lobby import LobbyScreen
@@ -284,7 +284,10 @@ class DabApp(App[None]):
 
     def _check_size(self, size: Size | None = None) -> None:
         width, height = size or self.size
-        self.set_class(width < MIN_WIDTH or height < MIN_HEIGHT, "-too-small")
+        # (one restyle when both change; none when neither does)
+        self.update_classes({"-too-small": width < MIN_WIDTH or height < MIN_HEIGHT,
+                             "-large": is_large(width, height)},  # the boards' and the table's larger layout
+                            animate=False)
 
     def table_painted(self, warm_up: Callable[[], None]) -> None:
         """Called once a table screen has painted its first view (and by the startup benchmark);

@@ -3,9 +3,12 @@
 The shell (:class:`client.screens.table.TableScreen`) owns the top bar, the
 seats, the log, chat, the host's and the table's keys and the dialogs; it
 hands the board its log-and-chat column and its prompt to place in the
-board's own layout. The board reads the game's view, draws it, offers the
-game's keys (as its own ``BINDINGS``, with ``check_action``), opens the
-game's decision screens and panels and words its events.
+board's own layout. On larger terminals that column is the log beside the
+shell's side panel (the board's sections above the whole chat), and the
+board lays its own table out larger (:attr:`Board.LAYOUT_CSS`). The board
+reads the game's view, draws it, offers the game's keys (as its own
+``BINDINGS``, with ``check_action``), opens the game's decision screens and
+panels and words its events.
 
 A :class:`Panel` (a showdown to arrange, its result, Cribbage's show) is shown
 *in* the board, in place of the board's own table, not as a pushed screen: the
@@ -86,13 +89,17 @@ class Board(Vertical):
     # (title, "module:Screen or Panel"): the keys of its screens and panels, in the help
     KEY_SCREENS: ClassVar[tuple[tuple[str, str], ...]] = ()
     DECIDING_TOGETHER: ClassVar[str] = ""  # the clock's label when several seats decide at once
+    # The board's layouts for larger terminals (rules under ``.-large``, the app's class from 120x36 up:
+    # :func:`~client.widgets.basics.is_large`). The table screen adds them to the app's style sheet with the
+    # app's priority, so they override ``app.tcss`` (a widget's DEFAULT_CSS never does).
+    LAYOUT_CSS: ClassVar[str] = ""
 
     def __init__(self, game: str, talk: Widget, prompt: Widget) -> None:
         self.slot = PanelSlot()
         self.slot.display = False
         super().__init__(self.slot, id="board")
         self.game = game
-        self.talk = talk  # the shell's log and chat, placed where the board's layout wants them
+        self.talk = talk  # the shell's log and its side panel (the chat), placed where the board's layout wants them
         self.prompt = prompt
         self.legal: dict[str, dict[str, Any]] = {}  # what our seat may do now, by kind
         self.panel: Panel | None = None  # shown in place of the board's table (once ready: shown_panel)
@@ -101,6 +108,11 @@ class Board(Vertical):
         self._hidden: list[Widget] = []  # the board's own widgets, hidden while the panel shows
         self._holding = False  # painting is held while a panel moves in (see _hold_painting)
         self._held_screen: TableScreen | None = None  # the table screen whose painting is held (_hold_painting)
+
+    def side_sections(self) -> list[Widget]:
+        """The board's sections of the table's side panel, shown above the chat on larger terminals (the
+        game's reference, the scores so far); called once, before the table screen is mounted."""
+        return []
 
     @property
     def shell(self) -> "TableScreen":

@@ -32,7 +32,7 @@ from ..games.board import Board
 from ..messages import PlayAction, RequestRejected, SendRequest
 from ..render import Display, render_parts
 from ..widgets.basics import Countdown, KeysFooter, LineLog, SteadyScreen, TooSmall, on_stack
-from ..widgets.table import Prompt, SeatPanel, SeatState
+from ..widgets.table import Prompt, SeatPanel, SeatState, SidePanel
 
 if TYPE_CHECKING:
     from engine.contract import Part
@@ -162,16 +162,28 @@ class TableScreen(SteadyScreen, Screen[None]):
         with Horizontal(id="seats"):
             for seat in range(MAX_SEATS):
                 yield SeatPanel(id=f"seat-{seat}")
-        talk = Vertical(
-            LineLog(id="log", placeholder="The table's log appears here."),
-            LineLog(id="chat", placeholder="Chat: press c to talk to the table."),
-            ChatInput(id="chat-input", placeholder="c: chat", max_length=200),
-            id="talk",
-        )
+        side = SidePanel(LineLog(id="chat", placeholder="Chat: press c to talk to the table."),
+                         ChatInput(id="chat-input", placeholder="c: chat", max_length=200), id="side-panel")
+        talk = Vertical(LineLog(id="log", placeholder="The table's log appears here."), side, id="talk")
         game = self.game_of(self.view)
-        self.board = board_class(game)(game, talk, Prompt(id="prompt"))
+        board = board_class(game)
+        self._add_layout_css(board)
+        self.board = board(game, talk, Prompt(id="prompt"))
+        side.sections = self.board.side_sections()
         yield self.board
         yield KeysFooter()
+
+    def _add_layout_css(self, board: type[Board]) -> None:
+        """The board's :attr:`~Board.LAYOUT_CSS` in the app's style sheet, with the app's own priority
+        (over ``app.tcss``, which a widget's DEFAULT_CSS never has): parsed with the board's DEFAULT_CSS,
+        as its widgets are first mounted."""
+        if not board.LAYOUT_CSS:
+            return
+        import inspect
+
+        where = (inspect.getfile(board), f"{board.__name__}.LAYOUT_CSS")
+        if not self.app.stylesheet.has_source(*where):
+            self.app.stylesheet.add_source(board.LAYOUT_CSS, read_from=where, is_default_css=False)
 
     def on_mount(self) -> None:
         self.query_one("#chat-input", Input).can_focus = False

@@ -15,6 +15,13 @@ from textual.widgets import Footer
 from ..render import Display
 
 MIN_WIDTH, MIN_HEIGHT = 80, 24
+# From this size up (both), the app has the ``-large`` class: larger cards and the table's side panel
+# (docs/CLIENT.md "Larger terminals"); 120x40 and a 1280x800 browser tab get it, 100x30 does not.
+LARGE_WIDTH, LARGE_HEIGHT = 120, 36
+
+
+def is_large(width: int, height: int) -> bool:
+    return width >= LARGE_WIDTH and height >= LARGE_HEIGHT
 
 
 def on_stack(screen: Widget) -> bool:

@@ -1,4 +1,4 @@
-"""The table shell's widgets, for any game: the seats and the prompt.
+"""The table shell's widgets, for any game: the seats, the prompt and the side panel.
 
 Each takes plain values and renders ``Content``; a widget repaints only when
 its own values change, which keeps the bytes sent to the terminal per
@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from textual.app import ComposeResult
+from textual.containers import Vertical
 from textual.content import Content
 from textual.widget import Widget
 
@@ -138,3 +140,26 @@ class Prompt(RowsWidget):
         for line in self._content.split("\n"):
             rows.extend(line.wrap(width) or [Content("")])
         return rows
+
+
+class SidePanel(Vertical):
+    """The table's side panel: the board's sections (its game's reference, the scores so far) above the
+    whole chat and the line to type in it.
+
+    Below the large size (the app's ``-large`` class, :func:`~client.widgets.basics.is_large`) the
+    sections are hidden and the panel is the chat under the log, as at 80x24; from it the panel stands
+    beside the log, the sections shown (``app.tcss``). The sections are the board's
+    (:meth:`~client.games.board.Board.side_sections`), set before the panel is mounted.
+    """
+
+    def __init__(self, chat: Widget, chat_input: Widget, *, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self.chat, self.chat_input = chat, chat_input
+        self.sections: list[Widget] = []
+
+    def compose(self) -> ComposeResult:
+        for section in self.sections:
+            section.add_class("side-section")
+            yield section
+        yield self.chat
+        yield self.chat_input

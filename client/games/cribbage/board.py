@@ -21,7 +21,7 @@ from ...widgets.basics import LineLog
 from ...widgets.table import SeatState
 from ..board import Board
 from .help import RULES
-from .widgets import CribHand, HandHelper, PegBoard, PlayPanel, Side
+from .widgets import CribHand, DealsPlayed, HandHelper, PegBoard, PlayPanel, PlayTable, ScoringTable, Side
 
 if TYPE_CHECKING:
     from .screens import ShowPanel
@@ -45,6 +45,16 @@ class CribbageBoard(Board):
     CribbageBoard #play { height: auto; border-bottom: hkey $panel-lighten-2; }
     CribbageBoard #chat { height: 3; }
     CribbageBoard #hand { width: 46; }
+    CribbageBoard #play-table { display: none; height: auto; }
+    """
+    # From 120x36 up: the play as large cards under the pegboard (in place of the play's lines above the
+    # log), the hand's cards larger, and the side panel beside the log.
+    LAYOUT_CSS = f"""
+    .-large CribbageBoard #play {{ display: none; }}
+    .-large CribbageBoard #play-table {{ display: block; height: {PlayTable.HEIGHT}; margin-top: 1; }}
+    .-large CribbageBoard #bottom {{ height: 8; }}
+    .-large CribbageBoard #hand {{ width: 61; height: 8; }}
+    .-large CribbageBoard #prompt {{ height: 8; }}
     """
 
     # The tooltip is the longer description the help page and the table menu show.
@@ -72,11 +82,13 @@ class CribbageBoard(Board):
         self._cut: Screen[Any] | None = None
         self._shown_result: Any = None
         self._over: Screen[Any] | None = None
+        self.deals = DealsPlayed(id="deals")  # the side panel's scores: each side's points in each deal
 
     def compose(self) -> ComposeResult:
         with Horizontal(id="middle"):
             with Vertical(id="crib-left"):
                 yield PegBoard(id="pegboard")
+                yield PlayTable(id="play-table")
                 yield HandHelper(id="crib-helper")
             with Vertical(id="crib-side"):
                 yield PlayPanel(id="play")
@@ -84,6 +96,9 @@ class CribbageBoard(Board):
         with Horizontal(id="bottom"):
             yield CribHand(id="hand", classes="board-focus")
             yield self.prompt
+
+    def side_sections(self) -> list[Any]:
+        return [ScoringTable(id="scoring"), self.deals]
 
     @property
     def pending(self) -> bool:
@@ -118,9 +133,13 @@ class CribbageBoard(Board):
             "Your" if owner == me else f"{self.shell.names.get(owner, '?')}'s")
         went = ("go: " + ", ".join(self.shell.names.get(s, "?") for s in view.get("said_go") or ())
                 if view.get("said_go") else "")
-        self.query_one(PlayPanel).show(view.get("count") if phase == "play" else None,
-                                       [entry["card"] for entry in view.get("series") or ()],
+        count = view.get("count") if phase == "play" else None
+        series = view.get("series") or ()
+        self.query_one(PlayPanel).show(count, [entry["card"] for entry in series], view.get("starter"), owner_name,
+                                       crib.get("cards", 0), went)
+        self.query_one(PlayTable).show(count, [(self._who(entry.get("seat")), entry["card"]) for entry in series],
                                        view.get("starter"), owner_name, crib.get("cards", 0), went)
+        self._record_deal(view)
         hand = self.query_one(CribHand)
         hand.display = me is not None
         counting = view.get("counting") or {}
@@ -138,6 +157,23 @@ class CribbageBoard(Board):
             self.query_one(HandHelper).show((), False, counted, self.shell.names)
         if "claim" not in legal:
             self.claim_points = 0
+
+    def _who(self, seat: int | None) -> str:
+        return "You" if seat is not None and seat == self.shell.me else self.shell.names.get(seat, "?")
+
+    def _record_deal(self, view: Mapping[str, Any]) -> None:
+        """The side panel's deals: this deal's scores as they stand, and the last game's end."""
+        sides = view.get("sides") or []
+        if not sides or not view.get("round"):
+            return
+        me = self.shell.me
+        ledger = self.deals
+        names = [(self.side_name(side), me in side.get("seats", ())) for side in sides]
+        ledger.record(names, view.get("game", 1), view.get("deal", 1), [side.get("score", 0) for side in sides])
+        result = view.get("result")
+        if result and result.get("game"):
+            winners = [i for i, side in enumerate(sides) if set(side.get("seats", ())) & set(result.get("winners", ()))]
+            ledger.game_won(result["game"], result.get("scores") or [], winners)
 
     @staticmethod
     def _counted_hand(view: Mapping[str, Any], me: int | None) -> list[str]:

@@ -1,4 +1,5 @@
-"""Cribbage's widgets: the pegboard of 121 holes, the play (count, starter, crib), your hand, the hand helper.
+"""Cribbage's widgets: the pegboard of 121 holes, the play (count, starter, crib), your hand, the hand helper,
+and the side panel's scoring table and deals played.
 
 Like the shell's widgets they take plain values and repaint only when those change.
 """
@@ -13,7 +14,7 @@ from textual.content import Content
 from textual.reactive import reactive
 from textual.widget import Widget
 
-from ...render import Display, rank_key
+from ...render import EMPTY, LARGE_CARD, Display, rank_key
 from ...widgets.basics import RowsWidget, display_of
 
 HOLES = 120  # the game hole (121) comes after them
@@ -125,6 +126,59 @@ class PlayPanel(RowsWidget):
         return rows
 
 
+class PlayTable(RowsWidget):
+    """The play on a larger terminal, in place of :class:`PlayPanel`: the cards laid since the count was last
+    reset as large cards (who laid each under it), the starter, and the crib's cards face down, whose it is.
+
+    Always :attr:`HEIGHT` rows (the board gives it that height), whatever the phase: nothing moves as the
+    play begins and ends."""
+
+    HEIGHT = LARGE_CARD[1] + 2  # the heading, the cards, who laid them
+
+    def __init__(self, *, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self.state: tuple[Any, ...] = ()
+
+    def show(self, count: int | None, series: Sequence[tuple[str, str]], starter: str | None,
+             crib_owner: str | None, crib_cards: int, went: str = "") -> None:
+        """``series``: (who laid it, the card) in order."""
+        state = (count, tuple(series), starter, crib_owner, crib_cards, went)
+        if state != self.state:
+            self.state = state
+            self.changed()
+
+    def build(self) -> list[Content]:
+        if not self.state:
+            return [Content.styled("No cards dealt yet.", "dim")]
+        display = display_of(self)
+        count, series, starter, owner, crib_cards, went = self.state
+        width = max(40, self.content_region.width or 57)
+        card = LARGE_CARD[0]
+        # At the right: the starter, and the crib's cards face down (an empty place before any is laid away).
+        crib_label = f"{owner or 'The'} crib"[:16]
+        crib = display.card_fan([None] * crib_cards if crib_cards else [EMPTY], 2)
+        crib_width = max(crib[0].cell_length, len(crib_label))
+        right = [Content.assemble(s, "  ", c.pad_right(crib_width - c.cell_length))
+                 for s, c in zip(display.card_boxes([starter], large=True), crib)]
+        labels = Content.assemble(("Starter".ljust(card + 2), "dim"), (crib_label.ljust(crib_width), "dim"))
+        room = width - right[0].cell_length - 2  # at the left, for the count's cards
+        if count is not None:
+            heading = Content.assemble(("Count ", "dim"), (f"{count}", "bold #ffd75f"),
+                                       (f"  {went}" if went else "", "dim")).truncate(room)
+        else:
+            heading = Content.styled("The play: no count yet" if owner is not None else "", "dim")
+        cards, who = [c for _, c in series], [w for w, _ in series]
+        fits = max(1, (room - card) // 3 + 1)  # fanned 3 columns apart, each card still shows its index
+        cards, who = cards[-fits:], who[-fits:]
+        step = min(card + 1, (room - card) // (len(cards) - 1)) if len(cards) > 1 else card + 1
+        left = display.card_fan(cards, step) if cards else [Content("")] * card
+        rows = [Content.assemble(heading, " " * (room + 2 - heading.cell_length), labels)]
+        rows += [Content.assemble(l, " " * (room + 2 - l.cell_length), r) for l, r in zip(left, right)]
+        rows.append(Content("").join([Content.styled(name[:step - 1].ljust(step), "dim") for name in who])
+                    if step > 3 else Content(""))
+        return rows
+
+
 class CribHand(Widget, can_focus=True):
     """Your cards, large, sorted by rank: the cursor, the cards chosen for the crib, the ones you may not play."""
 
@@ -146,7 +200,9 @@ class CribHand(Widget, can_focus=True):
         marked = [i for i, c in enumerate(shown) if c in self.chosen]
         dim = [i for i, c in enumerate(shown) if self.allowed and c not in self.allowed]
         labels = [("crib" if c in self.chosen else str(i + 1)) for i, c in enumerate(shown)]
-        return Content("\n").join(display.card_boxes(shown, selected=selected, marked=marked, dim=dim, labels=labels))
+        large = self.content_region.height >= LARGE_CARD[1] + 1  # the board's larger layout gives the room
+        return Content("\n").join(display.card_boxes(shown, selected=selected, marked=marked, dim=dim, labels=labels,
+                                                     large=large))
 
 
 def helper_rows(hand: Sequence[str], own_crib: bool, display: Display, limit: int = 15) -> list[Content]:
@@ -216,3 +272,91 @@ def show_rows(show: Sequence[dict[str, Any]], names: dict[int, str], display: Di
         rows.append(Content.assemble(("  pegs ", "dim"), (str(counted.get("points", 0)), "bold #87d787"),
                                      (f"  (now {counted.get('score', 0)})", "dim")))
     return rows
+
+
+# The scoring table of the side panel: (what, in the play, in the show); the help page has it in full.
+SCORING = (
+    ("fifteen", "2", "2 each"),
+    ("pair", "2", "2 each"),
+    ("three of a rank", "6", "6"),
+    ("four of a rank", "12", "12"),
+    ("run, a card", "1", "1"),
+    ("31 / go, last", "2/1", ""),
+    ("flush", "", "4; 5 with starter"),
+    ("crib flush", "", "5: all five"),
+    ("his nobs", "", "1"),
+)
+
+
+class ScoringTable(Widget):
+    """The side panel's reference: what scores in the play and in the show (drawn once: it never changes)."""
+
+    DEFAULT_CSS = "ScoringTable { height: auto; }"
+
+    def render(self) -> RenderResult:
+        rows = [Content.assemble(("Scoring".ljust(15), "bold"), ("Play".rjust(4), "bold"), ("  Show", "bold"))]
+        for what, play, show in SCORING:
+            rows.append(Content.assemble(what.ljust(15), (play.rjust(4), "bold #87d787"), "  ",
+                                         (show, "bold #87d787")))
+        return Content("\n").join(rows)
+
+
+DEAL_ROWS = 5  # the deals and games the ledger shows, the newest
+
+
+class DealsPlayed(RowsWidget):
+    """The side panel's scores: each side's points in each deal of this game (the one under way so far),
+    and each finished game's final score, the newest last. A fixed height (a heading and
+    :data:`DEAL_ROWS` rows): a new deal never moves the chat under it."""
+
+    DEFAULT_CSS = f"DealsPlayed {{ height: {DEAL_ROWS + 1}; }}"
+
+    def __init__(self, *, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self.sides: tuple[tuple[str, bool], ...] = ()  # (who, ours) by side
+        self.scores: dict[tuple[int, int], tuple[int, ...]] = {}  # (game, deal) -> each side's score after it
+        self.games: dict[int, tuple[tuple[int, ...], tuple[int, ...]]] = {}  # game -> (scores, winning sides)
+        self.current: tuple[int, int] | None = None
+
+    def record(self, sides: Sequence[tuple[str, bool]], game: int, deal: int, scores: Sequence[int],
+               current: bool = True) -> None:
+        """The sides' scores in deal ``deal`` of game ``game`` (as it stands: the deal under way if ``current``)."""
+        before = (self.sides, dict(self.scores), self.current)
+        self.sides = tuple(sides)
+        self.scores[(game, deal)] = tuple(scores)
+        if current:
+            self.current = (game, deal)
+        if (self.sides, self.scores, self.current) != before:
+            self.changed()
+
+    def game_won(self, game: int, scores: Sequence[int], winners: Sequence[int]) -> None:
+        """Game ``game`` ended with ``scores`` by side, won by the sides ``winners`` (their indices)."""
+        entry = (tuple(scores), tuple(winners))
+        if self.games.get(game) != entry:
+            self.games[game] = entry
+            self.changed()
+
+    def build(self) -> list[Content]:
+        if not self.sides or not (self.scores or self.games):
+            return [Content.styled("Deals: each side's points are listed here.", "dim")]
+        width = max(5, min(10, ((self.content_region.width or 38) - 8) // max(1, len(self.sides))))
+        heading = [Content.styled("Deal".ljust(8), "bold")]
+        heading += [Content.styled(who[:width - 1].rjust(width), "bold #ffd75f" if ours else "bold")
+                    for who, ours in self.sides]
+        rows: list[Content] = []
+        game = self.current[0] if self.current else max(self.games, default=0)
+        for number in sorted(self.games):
+            scores, winners = self.games[number]
+            rows.append(Content.assemble(f"game {number}".ljust(8), *[
+                Content.styled(str(score).rjust(width), "bold #87d787" if side in winners else "dim")
+                for side, score in enumerate(scores)]))
+        deals = sorted(deal for g, deal in self.scores if g == game and game not in self.games)
+        for deal in deals:
+            scores = self.scores[(game, deal)]
+            before = self.scores.get((game, deal - 1)) if deal > 1 else tuple(0 for _ in scores)
+            mark = " ·" if (game, deal) == self.current else ""
+            # (a deal whose start this client did not see: the scores so far, in brackets)
+            cells = [str(s - b) for s, b in zip(scores, before)] if before is not None else [f"({s})" for s in scores]
+            rows.append(Content.assemble((f"{deal:>3}{mark}".ljust(8), "dim"),
+                                         *[Content(cell.rjust(width)) for cell in cells]))
+        return [Content("").join(heading), *rows[-DEAL_ROWS:]]

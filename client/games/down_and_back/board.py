@@ -21,7 +21,7 @@ from ...widgets.basics import LineLog
 from ...widgets.table import SeatState
 from ..board import Board, Panel
 from .help import RULES
-from .widgets import DiscardHistory, HandHelper, HandView, PilePanel, recommended_throw
+from .widgets import DiscardHistory, HandHelper, HandRankings, HandView, PilePanel, RoundsPlayed, recommended_throw
 
 
 class DownAndBackBoard(Board):
@@ -32,6 +32,15 @@ class DownAndBackBoard(Board):
         ("The showdown's result", "client.games.down_and_back.showdown:RevealPanel"),
     )
     DECIDING_TOGETHER = "Splits"
+    # From 120x36 up: the cards larger (the hand and the pile draw 9x7 cards in the room they get, the
+    # showdown's arrangement its two hands), the hand's row across the whole width under the pile, the log
+    # and the side panel.
+    LAYOUT_CSS = """
+    .-large DownAndBackBoard #pile-cards { height: 9; }
+    .-large DownAndBackBoard #bottom { height: 8; }
+    .-large DownAndBackBoard #hand { width: 81; height: 8; }
+    .-large DownAndBackBoard #prompt { height: 8; }
+    """
 
     # The tooltip is the longer description the help page and the table menu show.
     BINDINGS = [
@@ -58,6 +67,7 @@ class DownAndBackBoard(Board):
         self._split: Panel | None = None
         self._over: Screen[Any] | None = None
         self._last_event: dict[str, Any] | None = None
+        self.rounds = RoundsPlayed(id="rounds")  # the side panel's scores: each round's result
 
     @staticmethod
     def warm_up() -> None:
@@ -67,6 +77,9 @@ class DownAndBackBoard(Board):
 
         tables.warm_up()
         meter.warm_up()
+
+    def side_sections(self) -> list[Any]:
+        return [HandRankings(id="rankings"), self.rounds]
 
     def compose(self) -> ComposeResult:
         with Horizontal(id="middle"):
@@ -118,6 +131,7 @@ class DownAndBackBoard(Board):
         self.query_one(DiscardHistory).discards = (
             tuple((d["seat"], d["card"]) for d in view.get("round_discards") or ()) if dealt else ())
 
+        self.rounds.show_names(self.shell.names, me)
         hand = self.query_one(HandView)
         hand.display = me is not None
         hand.cards = tuple(view.get("hand") or ())
@@ -344,6 +358,7 @@ class DownAndBackBoard(Board):
                 log.write(self.shell.styled(parts))
             if kind == "result":
                 self.last_showdown = event
+                self.rounds.add(event)
                 self.show_reveal(event)
         if hand.picking and hand.picked is None:  # the view came before the news of our draw
             hand.picked = self._first_pick(hand, self.query_one(HandHelper), hand.picking)

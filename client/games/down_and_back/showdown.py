@@ -48,6 +48,15 @@ class SplitView(Widget):
     opponents: reactive[int] = reactive(1)
     best: reactive[float] = reactive(0.0)
 
+    def get_content_height(self, container: Any, viewport: Any, width: int) -> int:
+        """As tall as its rows, which are taller on a larger terminal: Textual keeps the height it worked out
+        for a width, and a resize across the larger size may keep the width."""
+        large = self.app.has_class("-large")
+        if large != getattr(self, "_large", None):
+            self._large = large
+            self.clear_cached_dimensions()
+        return super().get_content_height(container, viewport, width)
+
     def render(self) -> RenderResult:
         display = display_of(self)
         if len(self.down) != 4 or len(self.back) != 3:
@@ -55,16 +64,18 @@ class SplitView(Widget):
         down_name, back_name, estimate = evaluate_split(self.down, self.back, self.opponents)
         marked = [self.marked] if self.marked is not None else []
         # Each hand's name beside its title: the panel fits the board's rows at 80x24 (with a line saying
-        # why a suit rule named a hand as it did: the panel's spacing makes room for them).
+        # why a suit rule named a hand as it did: the panel's spacing makes room for them). On a larger
+        # terminal (the app's -large class) larger cards.
+        large = self.app.has_class("-large")
         rows = [
             Content.assemble(("Going down (4)", "bold"), "  ", (down_name, "bold #87d787")),
             *suit_notes(self.down, display),
             *display.card_boxes(self.down, selected=self.cursor if self.cursor < 4 else None,
-                                marked=[m for m in marked if m < 4], labels=["1", "2", "3", "4"]),
+                                marked=[m for m in marked if m < 4], labels=["1", "2", "3", "4"], large=large),
             Content.assemble(("Coming back (3)", "bold"), "  ", (back_name, "bold #87d787")),
             *suit_notes(self.back, display),
             *display.card_boxes(self.back, selected=self.cursor - 4 if self.cursor >= 4 else None,
-                                marked=[m - 4 for m in marked if m >= 4], labels=["5", "6", "7"]),
+                                marked=[m - 4 for m in marked if m >= 4], labels=["5", "6", "7"], large=large),
         ]
         who = "1 opponent" if self.opponents <= 1 else f"{self.opponents} opponents"
         approx = "~" if display.ascii else "≈"

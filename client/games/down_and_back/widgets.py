@@ -1,18 +1,19 @@
-"""Down and Back's widgets: the pile, the round's discards, your hand and the hand helper.
+"""Down and Back's widgets: the pile, the round's discards, your hand, the hand helper, and the side
+panel's hand rankings and rounds played.
 
 Like the shell's widgets they take plain values and repaint only when those change.
 """
 
 from __future__ import annotations
 
-from typing import Any, Collection, Sequence
+from typing import Any, Collection, Mapping, Sequence
 
 from textual.app import RenderResult
 from textual.content import Content
 from textual.reactive import reactive
 from textual.widget import Widget
 
-from ...render import EMPTY, Display, rank_key, render_parts, suit_key
+from ...render import EMPTY, LARGE_CARD, Display, chips, rank_key, render_parts, suit_key
 from ...widgets.basics import RowsWidget, display_of
 
 
@@ -35,8 +36,10 @@ class PilePanel(RowsWidget):
             return [Content.styled("No cards dealt yet.", "dim")]
         cards: list[str | None] = ([None] if self.stock else []) + [EMPTY if self.top is None else self.top]
         labels = (["Stock"] if self.stock else []) + ["Pile"]
-        lines = [Content.styled(" " + "  ".join(label.ljust(5) for label in labels), "dim")]
-        lines.extend(display.card_boxes(cards, gap=1))
+        large = self.content_region.height >= LARGE_CARD[1] + 2  # the label, the cards, what is left
+        width = LARGE_CARD[0] - 1 if large else 5
+        lines = [Content.styled(" " + "  ".join(label.ljust(width) for label in labels), "dim")]
+        lines.extend(display.card_boxes(cards, gap=1, large=large))
         lines.append(Content.styled(f" {self.stock} left" if self.stock is not None else "", "dim"))
         return lines
 
@@ -113,7 +116,9 @@ class HandView(Widget, can_focus=True):
         marked = [i for i, c in enumerate(shown) if c == self.fresh]
         dim = [i for i, c in enumerate(shown) if self.picking and c not in self.picking]
         labels = [str(i + 1) for i in range(len(shown))]
-        return Content("\n").join(display.card_boxes(shown, selected=selected, marked=marked, dim=dim, labels=labels))
+        large = self.content_region.height >= LARGE_CARD[1] + 1  # the board's larger layout gives the room
+        return Content("\n").join(display.card_boxes(shown, selected=selected, marked=marked, dim=dim, labels=labels,
+                                                     large=large))
 
 
 def recommended_throw(cards: Sequence[str], allowed: Collection[str] = ()) -> str:
@@ -172,3 +177,88 @@ def suit_notes(cards: Sequence[Any], display: Display, indent: str = "  ") -> li
     if note is None:
         return []
     return [Content.assemble(indent, render_parts(note, {}, display).stylize("dim italic"))]
+
+
+SUIT_RULED = "*"  # marks the hands whose name a suit rule can change (the help page says how)
+
+
+def rankings_rows() -> list[Content]:
+    """The hands, best first, going down and coming back side by side (the engine's categories and
+    names), with the facts a player looks up: the ace is low, which cards are faces, what the mark means."""
+    from engine.games.down_and_back.hands import Category3, Category4
+
+    def column(categories: Sequence[Any], ruled: set[str]) -> list[Content]:
+        best_first = sorted(categories, reverse=True)
+        return [Content.assemble((f"{n} ", "dim"), category.label, (SUIT_RULED if category.name in ruled else "", "dim"))
+                for n, category in enumerate(best_first, 1)]
+
+    down = column(list(Category4), {"PRIAL", "PAIR"})
+    back = column(list(Category3), {"PAIR"})
+    back += [Content.styled("Ace low; J Q K faces", "dim"), Content.styled(f"{SUIT_RULED} suit rules: F1", "dim")]
+    width = 18
+    rows = [Content.assemble(("Going down (4)".ljust(width), "bold"), ("Coming back (3)", "bold"))]
+    for left, right in zip(down, back):
+        rows.append(Content.assemble(left, " " * max(1, width - left.cell_length), right))
+    return rows
+
+
+class HandRankings(Widget):
+    """The side panel's reference: the hand rankings, best first (drawn once: it never changes)."""
+
+    DEFAULT_CSS = "HandRankings { height: auto; }"
+
+    def render(self) -> RenderResult:
+        return Content("\n").join(rankings_rows())
+
+
+LEDGER_ROWS = 5  # rounds the ledger shows, the newest
+
+
+class RoundsPlayed(RowsWidget):
+    """The side panel's scores: each round's result (who won going down and coming back, the pot), the
+    newest last. It has a fixed height (its heading and :data:`LEDGER_ROWS` rows), so a new round never moves
+    the chat under it."""
+
+    DEFAULT_CSS = f"RoundsPlayed {{ height: {LEDGER_ROWS + 1}; }}"
+
+    def __init__(self, *, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self.results: dict[int, tuple[Any, ...]] = {}  # round -> (down, back, pot, winner, carried, ended)
+        self.names: dict[int, str] = {}
+        self.me: int | None = None
+
+    def add(self, result: Mapping[str, Any]) -> None:
+        """A round's result (a ``result`` event, or a round record of the table's history)."""
+        if not isinstance(result.get("round"), int):
+            return
+        row = (result.get("down_winner"), result.get("back_winner"), result.get("pot", 0), result.get("winner"),
+               result.get("carried", 0), bool(result.get("abandoned")))
+        if self.results.get(result["round"]) != row:
+            self.results[result["round"]] = row
+            self.changed()
+
+    def show_names(self, names: Mapping[int, str], me: int | None) -> None:
+        if (dict(names), me) != (self.names, self.me):
+            self.names, self.me = dict(names), me
+            self.changed()
+
+    def _who(self, seat: int | None) -> str:
+        if seat is None:
+            return "-"
+        return "You" if seat == self.me else self.names.get(seat, f"seat {seat + 1}")
+
+    def build(self) -> list[Content]:
+        if not self.results:
+            return [Content.styled("Rounds: each result is listed here.", "dim")]
+        rows = [Content.styled(f"{'Round':<6}{'Down':<11}{'Back':<11}Pot", "bold")]
+        for number in sorted(self.results)[-LEDGER_ROWS:]:
+            down, back, pot, winner, carried, ended = self.results[number]
+            if ended:
+                pot_text = Content.styled("paid back", "dim")
+            elif winner is not None:
+                pot_text = Content.styled(f"{chips(pot)} taken", "bold #87d787")
+            else:
+                pot_text = Content.styled(f"{chips(carried or pot)} carried", "#ffd75f")
+            rows.append(Content.assemble(f"{number:>4}  ", Content(self._who(down)[:10].ljust(11)),
+                                         Content(self._who(back)[:10].ljust(11)), pot_text))
+        return rows
