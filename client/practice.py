@@ -36,7 +36,9 @@ def practice_bots(options: PracticeOptions) -> int:
 async def start_server(options: PracticeOptions) -> GameServer:
     table = TableConfig(turn_timeout=options.turn_timeout, bot_delay=options.bot_delay,
                         away_delay=min(options.bot_delay, 0.3), round_pause=options.round_pause)
-    lobby = Lobby(LobbyConfig(table=table, seed=options.seed), f"dab-client {__version__} (practice)")
+    # One player: replays are worked out in this process (a worker process would cost more than it saves).
+    lobby = Lobby(LobbyConfig(table=table, seed=options.seed, history_worker=False),
+                  f"dab-client {__version__} (practice)")
     server = GameServer(lobby, NetConfig(rate=200.0, burst=400.0))
     await server.start("127.0.0.1", 0, warm=False)  # the board warms its tables after the first paint
     return server

@@ -1,13 +1,17 @@
 """Each player's past: their rounds and games, replays of their rounds, and the leaderboard.
 
-The requests ``past_rounds``, ``past_games``, ``replay``, ``leaderboard`` and
-``set_hidden`` (PROTOCOL.md 5.1) are answered here. A durable server reads
-the store (each page one range of an index, however many rounds are stored);
-a server that keeps nothing (``--memory``, practice) answers from memory, the
-last :data:`~server.rounds.HISTORY_KEEP` rounds and games of each player and
-the last :data:`RECORDS_KEEP` rounds for replays. Either way every answer is
-bounded: a page holds at most 50 lines, a replay reply what fits
-:data:`REPLAY_BYTES`, and the leaderboard at most 50 players.
+The requests ``history``, ``past_rounds``, ``past_games``, ``replay``,
+``leaderboard`` and ``set_hidden`` (PROTOCOL.md 5.1) are answered here. A
+durable server reads the store (each page one range of an index, however many
+rounds are stored), and does it in its history worker, off the event loop
+(:mod:`server.history_worker`): these requests become jobs, checked here
+against what the loop knows (the asker's table). A server that keeps nothing
+(``--memory``, practice) answers from memory, the last
+:data:`~server.rounds.HISTORY_KEEP` rounds and games of each player and the
+last :data:`RECORDS_KEEP` rounds for replays (a replay is still worked out by
+the worker). Either way every answer is bounded: a page holds at most 50
+lines, a replay reply what fits :data:`~server.history_worker.REPLAY_BYTES`,
+and the leaderboard at most 50 players.
 
 Replays come from the engine (:func:`engine.replay.replay_steps`): the round's
 actions applied again to its opening, each step seen through the game's own
@@ -17,18 +21,17 @@ table and did not play the round). Nobody else may replay a round.
 
 from __future__ import annotations
 
+import itertools
 import time
 from collections import OrderedDict, deque
 from typing import TYPE_CHECKING, Any
 
-import msgpack
-
 from engine.games import find_game
-from engine.replay import ReplayMismatch, replay_steps
 from protocol import messages as m
 
 from .errors import RequestError
-from .history import HISTORY_BYTES
+from .history import fit
+from .history_worker import HistoryWorker, Job, no_such_round, paged
 from .rounds import HISTORY_KEEP
 
 if TYPE_CHECKING:
@@ -36,8 +39,6 @@ if TYPE_CHECKING:
     from .table import Table
 
 RECORDS_KEEP = 500  # full round records a lobby without a store keeps for replays
-STEPS_KEEP = 16  # replays kept worked out, so that paging through one does not replay it again per page
-REPLAY_BYTES = HISTORY_BYTES  # a replay reply's steps stay well inside the 64 KiB frame limit
 
 Rows = list[tuple[str, dict[str, Any]]]
 
@@ -45,16 +46,19 @@ Rows = list[tuple[str, dict[str, Any]]]
 class Archive:
     """One lobby's answers about the past (see the module docstring)."""
 
-    def __init__(self, lobby: "Lobby") -> None:
+    def __init__(self, lobby: "Lobby", process: bool = True) -> None:
+        """``process``: answer replays, and a durable server's history, in a worker process."""
         self.lobby = lobby
         self.store = lobby.store
+        in_file = self.store is not None and self.store.path != ":memory:"
+        self.worker = HistoryWorker(self.store.path if in_file else None, process and (in_file or self.store is None),
+                                    self.store.rounds_read if self.store is not None else None)
         self.stats: dict[str, dict[str, list[int]]] = {}  # player -> game -> [games played, games won]
         self.hidden: set[str] = set()
         self._seq = 0  # without a store: the order rounds and games finished
         self._rounds: dict[str, deque[dict[str, Any]]] = {}
         self._games: dict[str, deque[dict[str, Any]]] = {}
         self._records: OrderedDict[tuple[str, int], tuple[str, dict[str, Any], dict[str, int]]] = OrderedDict()
-        self._steps: OrderedDict[tuple[str, int, int | None], list[dict[str, Any]]] = OrderedDict()
         self._board: dict[tuple[str, str | None], list[str]] = {}  # ranked player ids, until anything changes
         if self.store is not None:
             for player_id, game, played, won in self.store.game_stats():
@@ -102,39 +106,41 @@ class Archive:
 
     # ------------------------------------------------------------ requests
 
-    def past_rounds(self, player: "PlayerRecord", msg: m.PastRounds) -> dict[str, Any]:
-        if self.store is not None:
-            rows = self.store.past_rounds(player.player_id, msg.table_id, msg.before, msg.limit + 1)
-        else:
-            rows = _page(self._rounds.get(player.player_id, ()), msg.before, msg.limit + 1,
-                         lambda row: msg.table_id is None or row["table_id"] == msg.table_id)
-        return _paged("rounds", rows, msg.limit)
+    def history(self, player: "PlayerRecord", msg: m.History) -> Job | dict[str, Any]:
+        """Finished rounds, oldest first: the player's table's, or (away from tables) their own last rounds.
 
-    def past_games(self, player: "PlayerRecord", msg: m.PastGames) -> dict[str, Any]:
+        Each costs one stored public record, read newest first only until
+        the reply is full, so a request's cost is bounded by its reply.
+        """
+        table = self.lobby.tables.get(player.table_id) if player.table_id else None
         if self.store is not None:
-            rows = self.store.past_games(player.player_id, msg.before, msg.limit + 1)
-        else:
-            rows = _page(self._games.get(player.player_id, ()), msg.before, msg.limit + 1, lambda row: True)
-        return _paged("games", rows, msg.limit)
+            return Job("history", (table.table_id if table is not None else None, player.player_id, msg.limit))
+        kept = table.rounds.history if table is not None else player.rounds
+        return {"rounds": fit(itertools.islice(reversed(kept), msg.limit))}
 
-    def replay(self, player: "PlayerRecord", msg: m.Replay) -> dict[str, Any]:
-        """The round's steps as the player could see them, from ``from_step`` on, as many as fit."""
-        found = self._round(msg.table_id, msg.round)
-        seat = None if found is None else self._seat(player.player_id, msg.table_id, msg.round, found)
-        if found is None or (seat is None and player.table_id != msg.table_id):
-            raise RequestError("no_such_round", f"there is no finished round {msg.round} at table {msg.table_id!r} "
-                                                "that you played or are watching")
-        game_name, record = found[0], found[1]
-        steps = self._replayed(game_name, record, msg.table_id, msg.round, seat)
-        page, size = [], 0
-        for step in steps[msg.from_step:]:
-            size += len(msgpack.packb(step))
-            if page and size > REPLAY_BYTES:
-                break
-            page.append(step)
-        end = msg.from_step + len(page)
-        return {"game_name": game_name, "table_id": msg.table_id, "round": msg.round, "seat": seat,
-                "total": len(steps), "steps": page, "next": end if end < len(steps) else None}
+    def past_rounds(self, player: "PlayerRecord", msg: m.PastRounds) -> Job | dict[str, Any]:
+        if self.store is not None:
+            return Job("past_rounds", (player.player_id, msg.table_id, msg.before, msg.limit))
+        rows = _page(self._rounds.get(player.player_id, ()), msg.before, msg.limit + 1,
+                     lambda row: msg.table_id is None or row["table_id"] == msg.table_id)
+        return paged("rounds", rows, msg.limit)
+
+    def past_games(self, player: "PlayerRecord", msg: m.PastGames) -> Job | dict[str, Any]:
+        if self.store is not None:
+            return Job("past_games", (player.player_id, msg.before, msg.limit))
+        rows = _page(self._games.get(player.player_id, ()), msg.before, msg.limit + 1, lambda row: True)
+        return paged("games", rows, msg.limit)
+
+    def replay(self, player: "PlayerRecord", msg: m.Replay) -> Job:
+        """The round's steps as the player could see them, from ``from_step`` on, as many as fit (the worker
+        reads the round, checks that the player may see it and plays it again)."""
+        found = None
+        if self.store is None:
+            kept = self._records.get((msg.table_id, msg.round))
+            if kept is None:
+                raise no_such_round(msg.table_id, msg.round)
+            found = (kept[0], kept[1], kept[2].get(player.player_id))
+        return Job("replay", (player.player_id, player.table_id, msg.table_id, msg.round, msg.from_step, found))
 
     def leaderboard(self, player: "PlayerRecord", msg: m.Leaderboard) -> dict[str, Any]:
         """The first ``limit`` players who finished a game (of ``game``), by balance or by games won."""
@@ -158,35 +164,6 @@ class Archive:
         self.changed()
 
     # ------------------------------------------------------------ helpers
-
-    def _round(self, table_id: str, round_no: int) -> tuple[str, dict[str, Any], dict[str, int]] | None:
-        if self.store is None:
-            return self._records.get((table_id, round_no))
-        found = self.store.round_for_replay(table_id, round_no)
-        return None if found is None else (*found, {})
-
-    def _seat(self, player_id: str, table_id: str, round_no: int, found: tuple[Any, ...]) -> int | None:
-        if self.store is None:
-            return found[2].get(player_id)
-        return self.store.seat_in_round(player_id, table_id, round_no)
-
-    def _replayed(self, game_name: str, record: dict[str, Any], table_id: str, round_no: int,
-                  seat: int | None) -> list[dict[str, Any]]:
-        key = (table_id, round_no, seat)
-        steps = self._steps.get(key)
-        if steps is None:
-            if record.get("opening") is None:
-                raise RequestError("no_replay", "this round was stored without what a replay needs "
-                                                "(before replays were kept, or across an engine upgrade)")
-            try:
-                steps = replay_steps(find_game(game_name), record["opening"], record["actions"], record["log"], seat)
-            except ReplayMismatch as exc:
-                raise RequestError("no_replay", f"this round cannot be replayed by this server: {exc}") from None
-            self._steps[key] = steps
-            while len(self._steps) > STEPS_KEEP:
-                self._steps.popitem(last=False)
-        self._steps.move_to_end(key)
-        return steps
 
     def _ranked(self, by: str, game: str | None) -> list[str]:
         ranked = self._board.get((by, game))
@@ -225,11 +202,3 @@ def _page(rows: Any, before: int | None, limit: int, keep: Any) -> list[dict[str
             if len(page) == limit:
                 break
     return page
-
-
-def _paged(key: str, rows: list[dict[str, Any]], limit: int) -> dict[str, Any]:
-    """A page of at most ``limit`` lines (``rows`` holds one more if there are more), and the cursor to the next."""
-    more = len(rows) > limit
-    rows = rows[:limit]
-    return {key: [{k: v for k, v in row.items() if k != "seq"} for row in rows],
-            "next": rows[-1]["seq"] if more else None}

@@ -45,13 +45,13 @@ class BucketsByKey:
         self.rate, self.burst, self.keep = rate, burst, keep
         self._buckets: dict[str, TokenBucket] = {}
 
-    def take(self, key: str) -> bool:
+    def take(self, key: str, cost: int = 1) -> bool:
         bucket = self._buckets.get(key)
         if bucket is None:
             if len(self._buckets) >= self.keep:
                 self._buckets = {k: b for k, b in self._buckets.items() if not b.full}
             bucket = self._buckets[key] = TokenBucket(self.rate, self.burst)
-        return bucket.take()
+        return bucket.take(cost)
 
 
 class Backoff:

@@ -51,9 +51,9 @@ from protocol import messages as m
 
 from . import rematch
 from .archive import Archive
+from .history_worker import Job, Outcome
 from .errors import RequestError, StoreBusy, StoreError, StoreFailed
 from .limits import Backoff, PeerLog
-from .history import fit
 from .pacing import BUSY_RETRY
 from .rounds import HISTORY_KEEP
 from .table import SeatInfo, Table, TableConfig, complete_settings, settings_to_store
@@ -93,6 +93,11 @@ class Session(Protocol):
 
     def close_with(self, reason: str, message: str) -> None:
         """Tell the peer why, and close (another connection took the player over)."""
+
+    def hold(self) -> None:
+        """Handle none of the peer's later messages until :meth:`release` (an answer is being worked out)."""
+
+    def release(self) -> None: ...
 
 
 @dataclass
@@ -141,6 +146,7 @@ class LobbyConfig:
     unattended_grace: float = 600.0  # a table whose seated humans are all disconnected is closed after this
     on_fatal: Callable[[BaseException], None] = fatal_exit
     group_commit: bool = True  # one fsync per event-loop iteration instead of one per request
+    history_worker: bool = True  # history and replays answered in a worker process (server.history_worker)
 
 
 class Lobby:
@@ -174,7 +180,7 @@ class Lobby:
         if config.seed is not None:
             log.warning("*** a fixed shuffle seed is set (--seed): every deal can be predicted by whoever knows "
                         "it. This is NOT A FAIR GAME: use it for tests and replays only. ***")
-        self.archive = Archive(self)
+        self.archive = Archive(self, process=config.history_worker)
         if self.store is not None:
             try:
                 self._restore()
@@ -695,6 +701,10 @@ class Lobby:
         try:
             with self.atomic():  # the reply joins the unit's outbox, to leave first at the flush
                 reply = self._handle(player_id, msg)
+                if isinstance(reply, Job):
+                    reply = self._defer(player_id, session, msg, reply)
+                    if reply is None:
+                        return None
                 self._actors.append(player_id)
                 self._outbox.append((player_id, reply, session, True))
         except StoreError as exc:  # the write or commit failed: nothing this unit produced may go out
@@ -705,8 +715,40 @@ class Lobby:
             return m.Error(id=getattr(msg, "id", None), code="internal", message="the server hit an internal error")
         return None
 
-    def _handle(self, player_id: str, msg: m.Message) -> m.Message:
-        handler: Callable[[PlayerRecord, Any], dict[str, Any] | None] | None = self._handlers.get(type(msg))
+    def _defer(self, player_id: str, session: Session | None, msg: m.Message, job: Job) -> m.Message | None:
+        """Have the history worker answer ``job`` (server.history_worker): the session handles none of its
+        later messages until the answer has been sent. Returns the reply if it is known at once (busy)."""
+        request_id = getattr(msg, "id", None)
+        try:
+            outcome = self.archive.worker.submit(job)
+        except RequestError as exc:
+            return m.Error(id=request_id, code=exc.code, message=exc.message)
+        if session is not None:
+            session.hold()
+        outcome.add_done_callback(functools.partial(self._answered, player_id, session, request_id))
+        return None
+
+    def _answered(self, player_id: str, session: Session | None, request_id: int | None,
+                  outcome: "asyncio.Future[Outcome]") -> None:
+        """The worker's answer: sent after every reply the session was owed before it (a commit they wait
+        for holds this one too), then the session's next messages are handled."""
+        if outcome.cancelled():
+            reply: m.Message = m.Error(id=request_id, code="shutting_down", message="the server is shutting down")
+        elif outcome.result()[0] == "ok":
+            reply = m.Ok(id=request_id, result=outcome.result()[1])
+        else:
+            reply = m.Error(id=request_id, code=outcome.result()[1], message=outcome.result()[2])
+        if session is None:
+            return
+        if not session.closed:
+            if self._held():
+                self._outbox.append((player_id, reply, session, True))
+            else:
+                session.push(reply)
+        session.release()
+
+    def _handle(self, player_id: str, msg: m.Message) -> m.Message | Job:
+        handler: Callable[[PlayerRecord, Any], dict[str, Any] | Job | None] | None = self._handlers.get(type(msg))
         request_id = getattr(msg, "id", None)
         if handler is None:
             return m.Error(id=request_id, code="bad_message", message=f"{msg.type!r} is not a request")
@@ -724,6 +766,8 @@ class Lobby:
         except Exception:  # a bug: log it, answer, keep serving everyone else
             log.exception("request %s from %s failed", msg.type, player_id)
             return m.Error(id=request_id, code="internal", message="the server hit an internal error")
+        if isinstance(result, Job):
+            return result
         return m.Ok(id=request_id, result=result or {})
 
     def _table(self, player: PlayerRecord, code: str = "not_at_table") -> Table:
@@ -914,22 +958,6 @@ class Lobby:
     def _chat(self, player: PlayerRecord, msg: m.Chat) -> None:
         self._table(player).audience.chat(player.player_id, player.name, msg.text)
 
-    def _history(self, player: PlayerRecord, msg: m.History) -> dict[str, Any]:
-        """Finished rounds, oldest first: the player's table's, or (away from tables) their own last rounds.
-
-        Each costs one stored public record, read newest first only until
-        the reply is full, so a request's cost is bounded by its reply.
-        """
-        table = self.tables.get(player.table_id) if player.table_id else None
-        if self.store is None:
-            kept = table.rounds.history if table is not None else player.rounds
-            newest = itertools.islice(reversed(kept), msg.limit)
-        elif table is not None:
-            newest = self.store.public_rounds(table.table_id, msg.limit)
-        else:
-            newest = self.store.player_rounds(player.player_id, msg.limit)
-        return {"rounds": fit(newest)}
-
     def _ping(self, player: PlayerRecord, msg: m.Ping) -> None:
         return None
 
@@ -950,7 +978,7 @@ class Lobby:
         m.ListTables: _list_tables, m.CreateTable: _create_table, m.Join: _join, m.Watch: _watch,
         m.Leave: _leave, m.Start: _start, m.AddBot: _add_bot, m.RemoveBot: _remove_bot,
         m.EndGame: _end_game, m.Act: _act, m.SitOut: _sit_out, m.ClientSeed: _client_seed,
-        m.Chat: _chat, m.History: _history,
+        m.Chat: _chat, m.History: _archived("history"),
         m.Ping: _ping, m.Stats: _stats, m.PastRounds: _archived("past_rounds"), m.PastGames: _archived("past_games"),
         m.Replay: _archived("replay"), m.Leaderboard: _archived("leaderboard"),
         m.SetHidden: _archived("set_hidden"), m.OfferRematch: _offer_rematch, m.AnswerRematch: _answer_rematch,
@@ -961,6 +989,7 @@ class Lobby:
         """Stop timers and close the store (it commits what is pending); seats and games stay stored
         for the next start."""
         self._closing = True  # from now on commits run here, not in the writer thread
+        self.archive.worker.close()
         if self._in_flight is not None:
             commit, delivery = self._in_flight
             concurrent.futures.wait([commit])

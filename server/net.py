@@ -52,6 +52,11 @@ class NetConfig:
     max_rate_errors: int = 100  # a flood past this is disconnected
     chat_rate: float = 1.0
     chat_burst: float = 5.0
+    # The requests about the past (HISTORY_REQUESTS), weighed as message_cost weighs them, from one address
+    # (a gateway's client: from one player) together, however many connections it opens: one connection's
+    # fill of replays (4 pages a second) at once, half of it sustained (PROTOCOL.md §10).
+    history_rate: float = 10.0
+    history_burst: float = 40.0
 
 
 HISTORY_ROUNDS_PER_MESSAGE = 10  # a history request counts as one message per 10 rounds it asks for (PROTOCOL.md §10)
@@ -59,6 +64,8 @@ HISTORY_ROUNDS_PER_MESSAGE = 10  # a history request counts as one message per 1
 
 REPLAY_COST = 5  # a replay page counts as this many messages (PROTOCOL.md §10; benchmarks/bench_history.py)
 LEADERBOARD_COST = 2
+HISTORY_REQUESTS = (m.History, m.PastRounds, m.PastGames, m.Replay, m.Leaderboard)
+"""What also counts against the address's history budget (NetConfig.history_rate): the requests about the past."""
 
 
 def message_cost(message: m.Message) -> int:
@@ -97,6 +104,7 @@ class ClientSession(asyncio.Protocol):
         self.address = "?"  # what per-address limits count (address_key of the peer's host)
         self._counted = False  # holds one of its address's connection slots
         self._paused = False  # reading paused while received messages wait for their turn
+        self._holding = 0  # answers being worked out elsewhere (the history worker): later messages wait
 
     # ------------------------------------------------------------ connection
 
@@ -137,6 +145,11 @@ class ClientSession(asyncio.Protocol):
         assert transport is not None
         try:
             for _ in range(self.server.net.batch):
+                if self._holding:  # an answer is being worked out: the rest waits for it (release)
+                    if not self._paused:
+                        self._paused = True
+                        transport.pause_reading()
+                    return
                 message = conn.next_message()
                 if message is None:
                     break
@@ -266,6 +279,16 @@ class ClientSession(asyncio.Protocol):
             return
         self._loop.call_later(self.server.net.linger, transport.abort)
 
+    def hold(self) -> None:
+        """Handle none of this connection's later messages until :meth:`release`: a request's answer is
+        being worked out off the loop, and the replies must keep the order of the requests."""
+        self._holding += 1
+
+    def release(self) -> None:
+        self._holding -= 1
+        if not self._holding and not self.closed:
+            self._loop.call_soon(self._handle_messages)
+
     def abort(self) -> None:
         self.closed = True
         if self.transport is not None:
@@ -299,6 +322,12 @@ class ClientSession(asyncio.Protocol):
             return
         if isinstance(message, m.Chat) and not self.chats.take():
             self.push(m.Error(id=request_id, code="rate_limited", message="chat is limited to one message a second"))
+            return
+        if isinstance(message, HISTORY_REQUESTS) and not self.server.history_budget.take(
+                self.player_id if self.address in self.server.net.gateway_addresses else self.address,
+                message_cost(message)):
+            self.push(m.Error(id=request_id, code="rate_limited",
+                              message="too many requests about past rounds from your address; slow down"))
             return
         assert self.player_id is not None
         reply = self.server.lobby.handle(self.player_id, message)
@@ -344,6 +373,7 @@ class GameServer:
         self.per_address: dict[str, int] = {}  # open sessions by address_key
         self.behind: set[ClientSession] = set()  # sessions with at least ``net.behind`` bytes queued
         self.new_players = BucketsByKey(self.net.new_players_per_hour / 3600, self.net.new_players_per_hour)
+        self.history_budget = BucketsByKey(self.net.history_rate, self.net.history_burst)
         self.peer_log = PeerLog(log)
         self.shutting_down = False
         self._server: asyncio.base_events.Server | None = None
@@ -449,6 +479,7 @@ class GameServer:
         for session in list(self.sessions):
             session.close_with("shutting_down", "the server is shutting down")
         self.lobby.close()
+        await self.lobby.archive.worker.wait_closed()
         gone = [session.gone for session in self.sessions]
         if gone:
             _, pending = await asyncio.wait(gone, timeout=grace)

@@ -81,7 +81,10 @@ def check_replay(replay: dict[str, Any], record: dict[str, Any], live: list[dict
 
 def round_record(server, table_id: str, round_no: int) -> dict[str, Any]:
     """The server's full record of a round (what a replay must never leak from)."""
-    return server.lobby.archive._round(table_id, round_no)[1]
+    store = server.lobby.store
+    if store is not None:
+        return store.rounds_read.round_for_replay(table_id, round_no)[1]
+    return server.lobby.archive._records[(table_id, round_no)][1]
 
 
 async def test_past_rounds_and_games_are_paged_newest_first_with_chips_and_results(connect):
