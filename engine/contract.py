@@ -210,8 +210,8 @@ def possessive(seat: int | None) -> Part:
 
 def describe_table_event(event: Mapping[str, Any]) -> list[Part] | None:
     """The wording of the events that are the same for every game: ``timeout`` (the table played for
-    a seat whose clock ran out), the rematch's and the fair deal's (:mod:`engine.fairness`); ``None``
-    for any other kind."""
+    a seat whose clock ran out), the rematch's, the fair deal's (:mod:`engine.fairness`) and the host's
+    removal of a player; ``None`` for any other kind."""
     kind = event.get("kind")
     if kind == "timeout":
         return [{"seat": event.get("seat")}, {"text": " ran out of time: played automatically"}]
@@ -230,6 +230,16 @@ def describe_table_event(event: Mapping[str, Any]) -> list[Part] | None:
         return [{"seat": event.get("seat")}, *about(event.get("seat"), " {adds} a seed to the deal")]
     if kind == "deal_reveal":
         return [{"text": f"Round {event.get('round')}'s seed revealed: {str(event.get('seed'))[:16]}"}]
+    if kind == "removing":
+        seat = event.get("seat")
+        return [{"seat": seat}, *about(seat, " {is} removed by the host when this round ends")]
+    if kind == "removed":
+        if event.get("you"):
+            return [{"text": "The host removed you from this table"}]
+        seat = event.get("seat")
+        if seat is None:  # a spectator
+            return [{"text": f"{event.get('name') or 'A spectator'} (watching) was removed from the table by the host"}]
+        return [{"seat": seat}, *about(seat, " {was} removed from the table by the host")]
     return None
 
 

@@ -96,6 +96,10 @@ __all__ = [
     "SetHidden",
     "OfferRematch",
     "AnswerRematch",
+    "Mute",
+    "Mutes",
+    "RemovePlayer",
+    "Notices",
     "Stats",
     "Ping",
     # server -> client
@@ -106,6 +110,7 @@ __all__ = [
     "View",
     "Event",
     "ChatMessage",
+    "Notice",
     "Bye",
     # functions
     "from_wire",
@@ -833,6 +838,44 @@ class AnswerRematch(Request):
 
 
 @_message
+class Mute(Request):
+    """Hide (``muted=false``: show again) the chat of the player of that ``name``, for you only; kept with
+    your player. Ok result ``{name, muted}``."""
+
+    type: ClassVar[str] = "mute"
+    id: int = _f(REQUEST_ID)
+    name: str = _f(NAME)
+    muted: bool = _f(Bool(), True)
+
+
+@_message
+class Mutes(Request):
+    """The players you have muted. Ok result ``{names: [name]}``."""
+
+    type: ClassVar[str] = "mutes"
+    id: int = _f(REQUEST_ID)
+
+
+@_message
+class RemovePlayer(Request):
+    """Host only: remove the player of that ``name`` (seated or watching) from your table, for good.
+    Ok result ``{name, at_round_end}``."""
+
+    type: ClassVar[str] = "remove_player"
+    id: int = _f(REQUEST_ID)
+    name: str = _f(NAME)
+
+
+@_message
+class Notices(Request):
+    """``on=true``: this connection receives ``notice`` pushes (the operator's announcements, a removal)."""
+
+    type: ClassVar[str] = "notices"
+    id: int = _f(REQUEST_ID)
+    on: bool = _f(Bool(), True)
+
+
+@_message
 class Stats(Request):
     """The server's health figures (PROTOCOL.md ``stats``): loop lag, traffic, counts; nothing private."""
 
@@ -936,6 +979,17 @@ class ChatMessage(Push):
     table_id: str = _f(TABLE_ID)
     seat: int | None = _f(Nullable(SEAT), None)
     name: str = _f(NAME)
+    text: str = _f(TEXT)
+    ts: int = _f(TIMESTAMP)
+
+
+@_message
+class Notice(Push):
+    """Something the server tells you wherever you are (only after you asked with ``notices``): ``kind``
+    ``announcement`` (the operator's), ``removed`` (the host removed you from a table)."""
+
+    type: ClassVar[str] = "notice"
+    kind: str = _f(CODE)
     text: str = _f(TEXT)
     ts: int = _f(TIMESTAMP)
 

@@ -4,6 +4,10 @@
     dab-server export [--data-dir DIR] [--table ID] [--format json|text]
     dab-server grant [--data-dir DIR] PLAYER CHIPS  (server stopped)
     dab-server stats [--host H] [--port P] [--json]  (a running server's health)
+    dab-server ban [--data-dir DIR] [--reason TEXT] player|key|address TARGET
+    dab-server unban [--data-dir DIR] player|key|address TARGET
+    dab-server bans [--data-dir DIR]
+    dab-server say [--data-dir DIR] TEXT        (a line to everyone online)
 
 The server keeps players, balances, tables and every action in an SQLite
 database in the data directory (default: the platform's user data directory),
@@ -19,9 +23,11 @@ import gc
 import importlib.util
 import json
 import logging
+import os
 import signal
 import sqlite3
 import sys
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from protocol.messages import DEFAULT_PORT
@@ -204,6 +210,17 @@ async def serve(args: argparse.Namespace, store: Store | None = None) -> int:
         log.error("cannot listen on %s:%s: %s", args.host, args.port, exc.strerror or exc)
         lobby.close()
         return 2
+    operator = None
+    if store is not None:  # dab-server ban, say...: before the line that says the server is up
+        from .operator import OperatorChannel
+
+        operator = OperatorChannel(lobby, data_dir(args))
+        try:
+            await operator.start()
+        except OSError as exc:
+            log.warning("no operator channel (dab-server ban, say...): cannot listen on %s: %s", operator.path,
+                        exc.strerror or exc)
+            operator = None
     # Everything built so far (modules, the games' tables, the restored state) lives as long as
     # the server: out of the collector's sight, a full collection then costs next to nothing instead of ~30 ms.
     gc.collect()
@@ -213,6 +230,8 @@ async def serve(args: argparse.Namespace, store: Store | None = None) -> int:
     if args.ssh_port is not None:
         gateway = await start_ssh(args, lobby, server.port)
         if gateway is None:
+            if operator is not None:
+                await operator.close()
             await server.close()
             return 2
     browser = None
@@ -229,12 +248,16 @@ async def serve(args: argparse.Namespace, store: Store | None = None) -> int:
             log.error("cannot listen for browsers on %s:%s: %s", web_host, args.web_port, exc.strerror or exc)
             if gateway is not None:
                 await gateway.close()
+            if operator is not None:
+                await operator.close()
             await server.close()
             return 2
         log.info("browsers: http://%s:%s/", web_host, browser.port)
     serving = asyncio.create_task(server.serve_forever())
     await stop.wait()
     log.info("shutting down: telling clients")
+    if operator is not None:
+        await operator.close()
     if browser is not None:
         await browser.close()
     if gateway is not None:
@@ -328,6 +351,90 @@ def stats(argv: list[str]) -> int:
     return 0
 
 
+BAN_TARGETS = ("player: the player's id (the part of their token before the first _) or a name only one player "
+               "has; key: an SSH key's fingerprint (SHA256:..., ssh-keygen -lf prints it), its public key line or "
+               "the .pub file; address: an IP address or a network (203.0.113.0/24, 2001:db8::/64)")
+
+
+def build_operator_parser(command: str) -> argparse.ArgumentParser:
+    what = {
+        "ban": "Ban a player, an SSH key or an address: stored, and applied at once if the server runs (their "
+               "connections are closed, and they are told they are banned, with the reason, wherever they come "
+               "back from). A banned player leaves their tables; chips in a running game come back to them when "
+               "it ends, as for leaving.",
+        "unban": "Lift a ban.",
+        "bans": "List the bans.",
+        "say": "Announce a line to everyone online (the server must be running).",
+    }[command]
+    parser = argparse.ArgumentParser(prog=f"dab-server {command}", description=what + " It reaches a running "
+                                     "server through its operator socket in the data directory, or (ban, unban, "
+                                     "bans) the database when no server runs there.")
+    parser.add_argument("--data-dir", default=None, help="the server's data directory (default: the platform's "
+                        "user data directory)")
+    if command in ("ban", "unban"):
+        parser.add_argument("kind", choices=["player", "key", "address"])
+        parser.add_argument("target", help=BAN_TARGETS)
+    if command == "ban":
+        parser.add_argument("--reason", default="", help="told to the banned (at most 200 characters)")
+    if command == "say":
+        parser.add_argument("text", nargs="+", help="the line (at most 200 characters)")
+    return parser
+
+
+def operator(command: str, argv: list[str]) -> int:
+    """``ban``, ``unban``, ``bans``, ``say``: a refusal or a problem is one line on stderr, exit code 2."""
+    from .operator import NotRunning, OperatorError, ask, ban_from_map, offline
+
+    args = build_operator_parser(command).parse_args(argv)
+    request: dict[str, object] = {"command": command}
+    if command in ("ban", "unban"):
+        target = args.target
+        if args.kind == "key" and os.path.isfile(os.path.expanduser(target)):
+            try:
+                target = Path(os.path.expanduser(target)).read_text().strip().splitlines()[0]
+            except (OSError, UnicodeDecodeError, IndexError) as exc:
+                print(f"dab-server {command}: error: cannot read the key {args.target}: {exc}", file=sys.stderr)
+                return 2
+        request.update(kind=args.kind, target=target, reason=getattr(args, "reason", ""))
+    if command == "say":
+        request["text"] = " ".join(args.text)
+    directory = data_dir(args)
+    running = True
+    try:
+        try:
+            answer = asyncio.run(ask(directory, request))
+        except NotRunning:
+            running = False
+            try:
+                store = Store.open_dir(directory, create=False)
+            except StoreError as exc:
+                print(f"dab-server {command}: error: {exc}", file=sys.stderr)
+                return 2
+            try:
+                answer = offline(store, request)
+            finally:
+                store.close()
+    except (OperatorError, OSError, asyncio.TimeoutError, ValueError) as exc:
+        print(f"dab-server {command}: error: {exc or type(exc).__name__}", file=sys.stderr)
+        return 2
+    if command == "bans":
+        bans = [ban_from_map(b) for b in answer["bans"]]
+        print("\n".join(b.describe() for b in bans) if bans else "no bans")
+    elif command == "say":
+        print(f"said to {answer['told']} player{'s' if answer['told'] != 1 else ''} online")
+    else:
+        ban = ban_from_map(answer["ban"])
+        who = ban.value if ban.label in ("", ban.value) else f"{ban.label} ({ban.value})"
+        if command == "unban":
+            print(f"unbanned {ban.kind} {who}")
+        else:
+            done = "banned" if answer["new"] else "already banned (reason updated):"
+            where = (f"{answer['closed']} connection{'s' if answer['closed'] != 1 else ''} closed" if running
+                     else "no server is running: it applies from the next start")
+            print(f"{done} {ban.kind} {who}; {where}")
+    return 0
+
+
 def export(argv: list[str]) -> int:
     """The ``export`` command: any problem is one clear line on stderr and exit code 2, never a traceback."""
     args = build_export_parser().parse_args(argv)
@@ -374,6 +481,8 @@ def main(argv: list[str] | None = None) -> int:
         return grant(argv[1:])
     if argv[:1] == ["stats"]:
         return stats(argv[1:])
+    if argv[:1] in (["ban"], ["unban"], ["bans"], ["say"]):
+        return operator(argv[0], argv[1:])
     args = build_parser().parse_args(argv)
     if args.ssh_port is not None and importlib.util.find_spec("asyncssh") is None:
         print(f"dab-server: error: {MISSING_SSH}", file=sys.stderr)

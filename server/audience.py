@@ -30,7 +30,7 @@ class Audience:
 
     def __init__(self, table: "Table") -> None:
         self.table = table
-        self.chat_log: deque[m.ChatMessage] = deque(maxlen=CHAT_KEEP)
+        self.chat_log: deque[tuple[m.ChatMessage, str | None]] = deque(maxlen=CHAT_KEEP)  # (line, speaker's id)
         self._pending_events: dict[str, list[dict[str, Any]]] = {}
         self._flushed: set[str] = set()
         self._catching_up: set[str] = set()  # members owed the recent chat after their next view
@@ -110,14 +110,16 @@ class Audience:
                 hub.send(player_id, self.view(seat, self._facts))
             if player_id in self._catching_up:
                 self._catching_up.discard(player_id)
-                for message in self.chat_log:
-                    hub.send(player_id, message)
+                for message, speaker in self.chat_log:
+                    if hub.hears(player_id, speaker):
+                        hub.send(player_id, message)
 
     def restore_chat(self, stored: list[dict[str, Any]]) -> None:
         """The recent chat as the store kept it (oldest first), for members who come back."""
         try:
-            self.chat_log.extend(m.ChatMessage(table_id=self.table.table_id, seat=line["seat"], name=line["name"],
-                                               text=line["text"], ts=line["ts"]) for line in stored)
+            self.chat_log.extend((m.ChatMessage(table_id=self.table.table_id, seat=line["seat"], name=line["name"],
+                                                text=line["text"], ts=line["ts"]), line.get("player_id"))
+                                 for line in stored)  # a line stored before mutes names no speaker
         except (KeyError, TypeError) as exc:
             raise StoreError(f"table {self.table.table_id}: the stored chat is damaged ({exc!r}); "
                              "restore the database from a backup") from None
@@ -160,9 +162,10 @@ class Audience:
         message = m.ChatMessage(
             table_id=table.table_id, seat=table.seat_of(player_id), name=name, text=text, ts=int(time.time() * 1000),
         )
-        self.chat_log.append(message)
+        self.chat_log.append((message, player_id))
         if table.store is not None:  # sent again after a restart (in the unit's commit, before anyone hears it)
-            table.store.add_chat(table.table_id, {"seat": message.seat, "name": name, "text": text, "ts": message.ts},
-                                 CHAT_KEEP)
+            table.store.add_chat(table.table_id, {"seat": message.seat, "name": name, "text": text, "ts": message.ts,
+                                                  "player_id": player_id}, CHAT_KEEP)
         for member, _ in self.members():
-            table.hub.send(member, message)
+            if table.hub.hears(member, player_id):  # muted by that member: not for them
+                table.hub.send(member, message)

@@ -40,6 +40,7 @@ import math
 import os
 import secrets
 import sqlite3
+import time
 from collections import deque
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Callable, Protocol
@@ -51,13 +52,14 @@ from protocol import messages as m
 
 from . import rematch
 from .archive import Archive
+from .moderation import Ban, Moderation
 from .history_worker import Job, Outcome
 from .errors import RequestError, StoreBusy, StoreError, StoreFailed
 from .limits import Backoff, PeerLog
 from .pacing import BUSY_RETRY
 from .rounds import HISTORY_KEEP
 from .table import SeatInfo, Table, TableConfig, complete_settings, settings_to_store
-from .text import NAME_MAX, TABLE_NAME_MAX, clean_name, clean_table_name, name_problem
+from .text import CHAT_MAX, NAME_MAX, TABLE_NAME_MAX, clean_name, clean_table_name, clean_text, name_problem
 from .tokens import secret_hash
 
 if TYPE_CHECKING:
@@ -73,6 +75,7 @@ CODE_TRIES_PER_PLAYER = 5  # wrong private codes one player may try freely; then
 CODE_TRIES_PER_TABLE = 20  # ... and all players together at one table (back-off up to 1 min)
 LIST_BYTES = 56 * 1024  # a table list (push or list_tables result) stays well inside the 64 KiB frame limit
 TABLES_PUSH_INTERVAL = 0.5  # seconds between lobby list pushes (PROTOCOL.md: about two a second)
+FEATURES = ("mute", "notices", "remove_player")  # the list_tables result's features: requests a client may send
 
 
 class Session(Protocol):
@@ -82,6 +85,7 @@ class Session(Protocol):
 
     closed: bool
     peer: str  # "host:port", for the log
+    host: str  # the peer's address (what an operator's ban of an address matches)
 
     def push(self, message: m.Message, encoded: bytes | None = None) -> None:
         """Queue ``message`` to the peer (``encoded``: its bytes, shared by many peers)."""
@@ -112,6 +116,7 @@ class PlayerRecord:
     code_tries: Backoff = field(default_factory=lambda: Backoff(CODE_TRIES_PER_PLAYER, cap=300.0))
     played: bool = False  # has bought in at a game (or been granted chips by the operator): never pruned
     last_seen: float = 0.0  # loop time of the last hello, disconnect or restore
+    notices: bool = False  # this session asked for notice pushes (``notices``); reset by each hello
 
 
 @functools.cache
@@ -181,6 +186,7 @@ class Lobby:
             log.warning("*** a fixed shuffle seed is set (--seed): every deal can be predicted by whoever knows "
                         "it. This is NOT A FAIR GAME: use it for tests and replays only. ***")
         self.archive = Archive(self, process=config.history_worker)
+        self.moderation = Moderation(self.store)
         if self.store is not None:
             try:
                 self._restore()
@@ -358,6 +364,7 @@ class Lobby:
             for table in self.tables.values():
                 if table.engine_outdated:
                     store.set_engine(table.table_id, None)  # from now on only checkpoints restore it
+                table.expel_due()  # removed during a round that has ended (or nothing: they went at once)
                 table.broadcast()  # arms deadlines (full length), bots and the round pause
         if any(t.state != "playing" or t.spectators for t in self.tables.values()):
             self._reaper = asyncio.get_running_loop().call_later(self.config.restore_grace, self._reap_absent)
@@ -440,6 +447,7 @@ class Lobby:
                 return  # the database is busy: the next round tries again
             for player_id in gone:
                 del self.players[player_id]
+            self.moderation.forget(gone)
             if self.store is not None:
                 self.store.remove_players(gone)
         log.info("forgot %d players who never played", len(gone))
@@ -566,10 +574,15 @@ class Lobby:
     def _hello(self, session: Session, msg: m.Hello) -> m.Welcome:
         if self._closing:
             raise RequestError("shutting_down", "the server is shutting down")
+        refusal = self.moderation.refusal(host=session.host)
         if msg.token:
             player = self.player_for_token(msg.token)
             if player is None:
                 raise RequestError("bad_token", "that resume token is not valid on this server")
+            refusal = refusal or self.moderation.refusal(player_id=player.player_id)
+        if refusal is not None:
+            raise RequestError("banned", refusal)
+        if msg.token:
             if player.session is not None and player.session is not session:
                 player.session.close_with("replaced", "you connected again from elsewhere")
             self._unique_name(player)
@@ -583,6 +596,7 @@ class Lobby:
             player = self._add_player(player_id, name, secret)
             resumed, token = False, f"{player_id}_{secret}"
         player.session = session
+        player.notices = False  # this connection has not asked for them (yet)
         table = self.tables.get(player.table_id) if player.table_id else None
         seat = table.seat_of(player.player_id) if table else None
         return m.Welcome(
@@ -831,7 +845,7 @@ class Lobby:
 
     def _list_tables(self, player: PlayerRecord, msg: m.ListTables) -> dict[str, Any]:
         return {"tables": [s.to_wire() for s in self.summaries()], "total": len(self.tables), "games": games_offered(),
-                "balance": player.balance}
+                "balance": player.balance, "features": list(FEATURES)}
 
     def _check_held_seats(self, player: PlayerRecord) -> None:
         """A player may leave only so many running games behind (each holds their seat)."""
@@ -888,6 +902,8 @@ class Lobby:
             offer.cancel(None, f"the rematch cannot start: {exc.message}")
             return
         table = self._new_table(old.name, old.settings, old.host_id, old.private_code)
+        for player_id in old.removed:  # whom the host removed stays away from the rematch too
+            table.bar(player_id)
         old.audience.record([Record("rematch_started", None, {"table_id": table.table_id})])  # for its spectators
         offer.close()
         old.rematch = None
@@ -912,6 +928,7 @@ class Lobby:
 
     def _join(self, player: PlayerRecord, msg: m.Join) -> dict[str, Any]:
         table = self._find(player, msg.table_id, msg.private_code)
+        table.check_not_removed(player.player_id)
         if table.seat_of(player.player_id) is None:
             self._can_sit(player, table.settings.game, table.rules)
             self._check_held_seats(player)
@@ -922,6 +939,7 @@ class Lobby:
 
     def _watch(self, player: PlayerRecord, msg: m.Watch) -> dict[str, Any]:
         table = self._find(player, msg.table_id, msg.private_code)
+        table.check_not_removed(player.player_id)
         self._require_no_table(player)
         table.watch(player.player_id)
         player.table_id = table.table_id
@@ -956,7 +974,159 @@ class Lobby:
         self._table(player, "not_seated").client_seed(player.player_id, msg.seed)
 
     def _chat(self, player: PlayerRecord, msg: m.Chat) -> None:
-        self._table(player).audience.chat(player.player_id, player.name, msg.text)
+        table = self._table(player)
+        table.check_not_removed(player.player_id)
+        table.audience.chat(player.player_id, player.name, msg.text)
+
+    # ------------------------------------------------------------ moderation: mutes, removals, notices
+
+    def _mute(self, player: PlayerRecord, msg: m.Mute) -> dict[str, Any]:
+        """Mute (or unmute) a player by the name this player sees; kept with the player."""
+        if msg.muted:
+            target = self._named(player, msg.name)
+            if target.player_id == player.player_id:
+                raise RequestError("bad_target", "you cannot mute yourself")
+            self.moderation.mute(player.player_id, target.player_id, True)
+            return {"name": target.name, "muted": True}
+        folded = clean_name(msg.name).casefold()
+        muted = [p for p in self.moderation.muted_by(player.player_id)
+                 if p in self.players and self.players[p].name.casefold() == folded]
+        if not muted:
+            raise RequestError("no_such_player", f"you have muted nobody called {clean_name(msg.name)!r}")
+        for target_id in muted:
+            self.moderation.mute(player.player_id, target_id, False)
+        return {"name": self.players[muted[0]].name, "muted": False}
+
+    def _mutes(self, player: PlayerRecord, msg: m.Mutes) -> dict[str, Any]:
+        return {"names": sorted((self.players[p].name for p in self.moderation.muted_by(player.player_id)
+                                 if p in self.players), key=str.casefold)}
+
+    def _named(self, player: PlayerRecord, name: str) -> PlayerRecord:
+        """The player called ``name`` as ``player`` sees them: at their table (seated, watching, or a line of
+        its recent chat), else online; ``no_such_player`` if there is none."""
+        folded = clean_name(name).casefold()
+        table = self.tables.get(player.table_id) if player.table_id else None
+        candidates: list[str] = []
+        if table is not None:
+            candidates += [i.player_id for i in table.seats.values() if i.player_id is not None]
+            candidates += sorted(table.spectators)
+            candidates += [speaker for _, speaker in reversed(table.audience.chat_log) if speaker is not None]
+        candidates += [p.player_id for p in self.players.values() if p.session is not None or self._holds_seat(p)]
+        for player_id in candidates:
+            found = self.players.get(player_id)
+            if found is not None and folded and found.name.casefold() == folded:
+                return found
+        raise RequestError("no_such_player", f"there is no player called {clean_name(name)!r} here")
+
+    def _remove_player(self, player: PlayerRecord, msg: m.RemovePlayer) -> dict[str, Any]:
+        table = self._table(player)
+        table.require_host(player.player_id)
+        folded = clean_name(msg.name).casefold()
+        members = [i.player_id for i in table.seats.values() if i.player_id is not None] + sorted(table.spectators)
+        target = next((self.players[p] for p in members if p in self.players and folded
+                       and self.players[p].name.casefold() == folded), None)
+        if target is None:
+            raise RequestError("no_such_player", f"nobody called {clean_name(msg.name)!r} is at this table "
+                                                 "(a bot leaves with remove_bot)")
+        now = table.remove(player.player_id, target.player_id, target.name)
+        return {"name": target.name, "at_round_end": not now}
+
+    def removed_from(self, table: Table, player_id: str) -> None:
+        """The host removed ``player_id`` from ``table`` (Hub): back in the lobby, told why."""
+        player = self.players.get(player_id)
+        if player is None or player.table_id != table.table_id:
+            return
+        player.table_id = None
+        self.send(player_id, m.Tables(tables=self.summaries()))
+        self.notice(player, "removed", f"the host of table {table.table_id} ({table.name}) removed you from it")
+
+    def hears(self, listener: str, speaker: str | None) -> bool:
+        """Does ``listener`` hear what ``speaker`` writes at a table (Hub; None: the server)?"""
+        return self.moderation.hears(listener, speaker)
+
+    def notice(self, player: PlayerRecord, kind: str, text: str) -> None:
+        """Tell ``player`` something wherever they are: a ``notice`` if their connection asked for them."""
+        if player.session is not None and player.notices:
+            self.send(player.player_id, m.Notice(kind=kind, text=text, ts=int(time.time() * 1000)))
+
+    def _notices(self, player: PlayerRecord, msg: m.Notices) -> None:
+        player.notices = msg.on
+
+    # ------------------------------------------------------------ the operator (server.operator)
+
+    def ban(self, ban: Ban) -> tuple[bool, int]:
+        """Store ``ban`` and apply it to whoever is online: their connections get ``bye`` ``banned``
+        after the commit, and a banned player leaves their tables (seats held in a running game are
+        played for them). Returns (new, connections closed). Raises RequestError (busy)."""
+        with self.atomic():
+            if not self.reserve():
+                raise RequestError("busy", BUSY_MESSAGE)
+            new = self.moderation.add(ban)
+            hit = [p for p in self.players.values() if self._banned_now(p, ban)]
+            for player in hit:
+                for table in [t for t in self.tables.values()
+                              if t.seat_of(player.player_id) is not None or player.player_id in t.spectators]:
+                    table.leave(player.player_id)
+                    self._drop_if_empty(table)
+                player.table_id = None
+            self.tables_changed()
+        closing = [p.session for p in hit if p.session is not None]
+        self.after_commit(lambda: self._close_banned(closing, ban))
+        return new, len(closing)
+
+    def _banned_now(self, player: PlayerRecord, ban: Ban) -> bool:
+        if ban.kind == "player":
+            return player.player_id == ban.value
+        if ban.kind == "key":
+            return player.player_id == self.moderation.key_player(ban.value)
+        session = player.session
+        return session is not None and self.moderation.find(host=session.host) is not None
+
+    def _close_banned(self, sessions: list[Session], ban: Ban) -> None:
+        for session in sessions:
+            session.close_with("banned", ban.refusal())
+        self.moderation.announce(ban)
+
+    def unban(self, kind: str, value: str) -> Ban | None:
+        with self.atomic():
+            if not self.reserve():
+                raise RequestError("busy", BUSY_MESSAGE)
+            return self.moderation.remove(kind, value)
+
+    def announce(self, text: str) -> int:
+        """The operator's line to everyone online: a ``notice`` where asked for, else a ``Server`` chat line at
+        their table (players in the lobby with no notices hear nothing). Returns how many were told."""
+        text = clean_text(text, CHAT_MAX + 1)
+        if not text or len(text) > CHAT_MAX:
+            raise RequestError("too_long" if text else "bad_message",
+                               f"an announcement is 1 to {CHAT_MAX} characters once cleaned")
+        told = 0
+        now = int(time.time() * 1000)
+        for player in self.players.values():
+            if player.session is None:
+                continue
+            if player.notices:
+                self.send(player.player_id, m.Notice(kind="announcement", text=text, ts=now))
+            elif player.table_id is not None and player.table_id in self.tables:
+                self.send(player.player_id, m.ChatMessage(table_id=player.table_id, seat=None, name=m.SERVER_NAME,
+                                                          text=text, ts=now))
+            else:
+                continue
+            told += 1
+        return told
+
+    async def durable(self) -> None:
+        """Return once everything written so far is committed."""
+        done = asyncio.get_running_loop().create_future()
+        self.after_commit(lambda: done.done() or done.set_result(None))
+        await done
+
+    def after_commit(self, callback: Callable[[], None]) -> None:
+        """Run ``callback`` once everything written so far is durable (at once if nothing waits)."""
+        if self._held():
+            self._outbox.append(("", m.Ping(id=0), _Callback(callback), False))  # type: ignore[arg-type]
+        else:
+            callback()
 
     def _ping(self, player: PlayerRecord, msg: m.Ping) -> None:
         return None
@@ -982,6 +1152,7 @@ class Lobby:
         m.Ping: _ping, m.Stats: _stats, m.PastRounds: _archived("past_rounds"), m.PastGames: _archived("past_games"),
         m.Replay: _archived("replay"), m.Leaderboard: _archived("leaderboard"),
         m.SetHidden: _archived("set_hidden"), m.OfferRematch: _offer_rematch, m.AnswerRematch: _answer_rematch,
+        m.Mute: _mute, m.Mutes: _mutes, m.RemovePlayer: _remove_player, m.Notices: _notices,
     }
     del _archived
 
@@ -1011,8 +1182,29 @@ class Lobby:
             log.info("store: %d commits", self.store.commits)
             self.store.close()
 
-_READ_ONLY = frozenset({m.ListTables, m.History, m.Ping, m.Stats, m.PastRounds, m.PastGames, m.Replay, m.Leaderboard})
+_READ_ONLY = frozenset({m.ListTables, m.History, m.Ping, m.Stats, m.PastRounds, m.PastGames, m.Replay, m.Leaderboard,
+                        m.Mutes, m.Notices})
 """Requests that never write: no lock needed."""
+
+
+class _Callback:
+    """A stand-in session in the outbox: "pushing" to it runs its callback, after the commit it waits for."""
+
+    closed = False
+    peer = host = "-"
+
+    def __init__(self, callback: Callable[[], None]) -> None:
+        self._callback = callback
+
+    def push(self, message: m.Message, encoded: bytes | None = None) -> None:
+        callback, self._callback = self._callback, lambda: None
+        callback()
+
+    def cork(self) -> bool:
+        return False
+
+    def uncork(self) -> None:
+        pass
 
 
 class _Delivery:

@@ -101,6 +101,7 @@ class ClientSession(asyncio.Protocol):
         self.frame_started: float | None = None  # when the incomplete frame in progress began
         self.gone: asyncio.Future[None] = self._loop.create_future()  # done once the connection is lost
         self.peer = "?"
+        self.host = "?"  # the peer's address, as the operator's bans of addresses match it
         self.address = "?"  # what per-address limits count (address_key of the peer's host)
         self._counted = False  # holds one of its address's connection slots
         self._paused = False  # reading paused while received messages wait for their turn
@@ -113,6 +114,7 @@ class ClientSession(asyncio.Protocol):
         self.transport = transport
         peer = transport.get_extra_info("peername")
         self.peer = f"{peer[0]}:{peer[1]}" if isinstance(peer, tuple) else str(peer)
+        self.host = peer[0] if isinstance(peer, tuple) else self.peer
         self.address = address_key(peer[0]) if isinstance(peer, tuple) else self.peer
         server = self.server
         refusal = server.refusal(self)
@@ -386,6 +388,10 @@ class GameServer:
         """Why a new connection is turned away (error code and text), or None."""
         if self.shutting_down:
             return "shutting_down", "the server is shutting down"
+        banned = self.lobby.moderation.refusal(host=session.host)
+        if banned is not None:
+            self.peer_log.warning(session.peer, "refused: the address is banned")
+            return "banned", banned
         if len(self.sessions) >= self.net.max_connections:
             self.peer_log.warning(session.peer, "refused: the server has %d connections", len(self.sessions))
             return "server_full", "the server has too many connections"

@@ -72,7 +72,7 @@ class Rematch:
 
 def offer(table: "Table", player_id: str) -> None:
     """The host offers a rematch at the finished ``table`` (the errors of PROTOCOL.md's ``offer_rematch``)."""
-    table._require_host(player_id)
+    table.require_host(player_id)
     if table.game is None:
         raise RequestError("no_game", "the game has not started: there is nothing to play again")
     if table.state != "finished":

@@ -31,6 +31,8 @@ What is stored, and why it is enough
   finished on this server (the log's own order: the clock may step back).
 * ``chat``: each table's last lines of chat, sent again to whoever comes
   back after a restart; a closed table's are deleted.
+* ``mutes``, ``bans``, ``removals`` (:mod:`server.moderation`): whom each
+  player muted, the operator's bans, and the players each table's host removed.
 * ``ledger``: every chip that crosses between a balance and a table
   (``grant`` to new players, ``buy_in`` at game start or a sit-in, ``cash_out`` at game
   over), so conservation can be audited:
@@ -82,7 +84,7 @@ import time
 import urllib.parse
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Iterable, Iterator, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator, Sequence
 
 from engine.games import find_game
 
@@ -90,6 +92,9 @@ from engine.games import find_game
 from .errors import StoreBusy, StoreError, StoreFailed
 from .history import game_rows, public_round, round_rows
 from .tokens import secret_hash  # what add_player keeps of a token
+
+if TYPE_CHECKING:
+    from .moderation import Ban
 
 DB_NAME = "down-and-back.sqlite3"
 LOCK_NAME = "dab-server.lock"
@@ -315,6 +320,31 @@ ALTER TABLE tables ADD COLUMN checkpoint_at INTEGER;
 UPDATE tables SET checkpoint_at = actions WHERE checkpoint IS NOT NULL;
 """
 
+# Moderation (issue 32): each player's mutes, the operator's bans, and the players a table's host removed
+# (who may not come back to that table). A ban names a player id, an SSH key's fingerprint or an address
+# (a network, as ipaddress writes it); a ban of a player is no foreign key: it outlives a forgotten player.
+_V9_MODERATION = """
+CREATE TABLE mutes (
+    player_id TEXT NOT NULL REFERENCES players (player_id),
+    muted_id  TEXT NOT NULL REFERENCES players (player_id),
+    at        REAL NOT NULL,
+    PRIMARY KEY (player_id, muted_id)
+) WITHOUT ROWID;
+CREATE TABLE bans (
+    kind   TEXT NOT NULL CHECK (kind IN ('player', 'key', 'address')),
+    value  TEXT NOT NULL,
+    label  TEXT NOT NULL,                     -- what the operator named: the player's name, the key, the address
+    reason TEXT NOT NULL,                     -- told to the banned ('' for none)
+    at     REAL NOT NULL,
+    PRIMARY KEY (kind, value)
+) WITHOUT ROWID;
+CREATE TABLE removals (
+    table_id  TEXT NOT NULL REFERENCES tables (table_id),
+    player_id TEXT NOT NULL REFERENCES players (player_id),
+    PRIMARY KEY (table_id, player_id)
+) WITHOUT ROWID;
+"""
+
 # (version it produces, what it does, how). Append only; never edit a released step.
 MIGRATIONS: list[tuple[int, str, Migration]] = [
     (1, "initial schema", _script(_V1)),
@@ -327,6 +357,7 @@ MIGRATIONS: list[tuple[int, str, Migration]] = [
     (7, "seats: each bot's level", _script(_V7_BOT_LEVEL)),
     (8, "tables: the action count of the checkpoint (written after draws, not after every action)",
      _script(_V8_CHECKPOINT_AT)),
+    (9, "mutes, bans, removals: moderation", _script(_V9_MODERATION)),
 ]
 
 
@@ -370,6 +401,7 @@ class TableRow:
     snapshot: dict[str, Any] = field(default_factory=dict)
     checkpoint: dict[str, Any] | None = None
     checkpoint_at: int | None = None  # the number of actions the checkpoint was taken after
+    removed: list[str] = field(default_factory=list)  # players the host removed, who may not come back
 
 
 @dataclass
@@ -827,10 +859,42 @@ class Store:
         return [PlayerRow(*row[:4], bool(row[4])) for row in rows]
 
     def remove_players(self, player_ids: Iterable[str]) -> None:
-        """Forget players who never played: their one ledger row (the first grant) goes with them."""
+        """Forget players who never played: their one ledger row (the first grant) goes with them, and
+        their mutes (theirs and of them) and removals."""
         ids = [(player_id,) for player_id in player_ids]
         self._write_many("DELETE FROM ledger WHERE player_id = ? AND kind = 'grant'", ids)
+        self._write_many("DELETE FROM mutes WHERE player_id = ?1 OR muted_id = ?1", ids)
+        self._write_many("DELETE FROM removals WHERE player_id = ?", ids)
         self._write_many("DELETE FROM players WHERE player_id = ?", ids)
+
+    # ------------------------------------------------------------ moderation
+
+    def load_mutes(self) -> list[tuple[str, str]]:
+        """``(player_id, muted_id)`` for every mute."""
+        return self.conn.execute("SELECT player_id, muted_id FROM mutes").fetchall()
+
+    def set_mute(self, player_id: str, muted_id: str, muted: bool) -> None:
+        if muted:
+            self._write("INSERT OR IGNORE INTO mutes (player_id, muted_id, at) VALUES (?, ?, ?)",
+                        (player_id, muted_id, time.time()))
+        else:
+            self._write("DELETE FROM mutes WHERE player_id = ? AND muted_id = ?", (player_id, muted_id))
+
+    def load_bans(self) -> list["Ban"]:
+        from .moderation import Ban
+
+        return [Ban(*row) for row in self.conn.execute("SELECT kind, value, label, reason, at FROM bans ORDER BY at")]
+
+    def add_ban(self, ban: "Ban") -> None:
+        self._write("INSERT OR REPLACE INTO bans (kind, value, label, reason, at) VALUES (?, ?, ?, ?, ?)",
+                    (ban.kind, ban.value, ban.label, ban.reason, ban.at))
+
+    def remove_ban(self, kind: str, value: str) -> None:
+        self._write("DELETE FROM bans WHERE kind = ? AND value = ?", (kind, value))
+
+    def add_removal(self, table_id: str, player_id: str) -> None:
+        """The host removed ``player_id`` from the table: they may not come back to it."""
+        self._write("INSERT OR IGNORE INTO removals (table_id, player_id) VALUES (?, ?)", (table_id, player_id))
 
     def grant(self, player_id: str, amount: int) -> None:
         """Chips from the operator (``dab-server grant``): added to the balance, with a ledger row."""
@@ -898,6 +962,7 @@ class Store:
         """The table's state (and host); a closed table's chat is forgotten, as nobody can hear it again."""
         if state == "closed":
             self._write("DELETE FROM chat WHERE table_id = ?", (table_id,))
+            self._write("DELETE FROM removals WHERE table_id = ?", (table_id,))
         self._write(
             "UPDATE tables SET state = ?, host_id = coalesce(?, host_id), "
             "finished_at = CASE WHEN ? IN ('finished', 'closed') THEN coalesce(finished_at, ?) END "
@@ -1021,6 +1086,8 @@ class Store:
             "SELECT player_id FROM spectators WHERE table_id = ? ORDER BY player_id", (table_id,))]
         row.chat = [json.loads(message) for (message,) in self.conn.execute(
             "SELECT message FROM chat WHERE table_id = ? ORDER BY seq", (table_id,))]
+        row.removed = [player_id for (player_id,) in self.conn.execute(
+            "SELECT player_id FROM removals WHERE table_id = ? ORDER BY player_id", (table_id,))]
         if rng is not None:
             row.rng = json.loads(rng)
             row.initial_players = [tuple(p) for p in json.loads(players)]  # type: ignore[misc]

@@ -106,6 +106,8 @@ class Hub(Protocol):
     def reserve(self) -> bool: ...
     def table_dirty(self, table: "Table") -> None: ...
     def rematch(self, table: "Table") -> None: ...
+    def removed_from(self, table: "Table", player_id: str) -> None: ...
+    def hears(self, listener: str, speaker: str | None) -> bool: ...
     @property
     def fixed_seed(self) -> bool: ...
 
@@ -169,6 +171,7 @@ class Table:
         self.audience = Audience(self)
         self.rounds = RoundBook(self)
         self.rematch: Rematch | None = None  # the host's offer at game over, while it is pending
+        self.removed: set[str] = set()  # players the host removed: they may not come back (stored)
 
     @classmethod
     def restore(
@@ -190,6 +193,7 @@ class Table:
                                         s.level if s.player_id is not None or s.level else default_level)
                        for s in row.seats}
         table.spectators = set(row.spectators)
+        table.removed = set(row.removed)
         table.audience.restore_chat(row.chat)
         table.pacer.absent_not_before = table.loop.time() + config.turn_timeout
         rebuild(table, row)
@@ -374,7 +378,7 @@ class Table:
 
     def add_bot(self, player_id: str, level: str | None = None) -> int:
         """Seat a bot of ``level`` (``None``: the game's default) in the lowest free seat."""
-        self._require_host(player_id)
+        self.require_host(player_id)
         if self.game is not None:
             raise RequestError("game_running", "bots can only be added before the game starts")
         levels = self.game_type.bot_levels
@@ -393,7 +397,7 @@ class Table:
         return free[0]
 
     def remove_bot(self, player_id: str, seat: int) -> None:
-        self._require_host(player_id)
+        self.require_host(player_id)
         if self.game is not None:
             raise RequestError("game_running", "bots can only be removed before the game starts")
         if seat not in self.seats or not self.seats[seat].bot:
@@ -401,6 +405,57 @@ class Table:
         del self.seats[seat]
         self.save()
         self.broadcast()
+
+    # ------------------------------------------------------------ removing a player (the host's)
+
+    def check_not_removed(self, player_id: str) -> None:
+        if player_id in self.removed:
+            raise RequestError("removed", "the host removed you from this table")
+
+    def bar(self, player_id: str) -> None:
+        """``player_id`` may not come to this table any more (stored)."""
+        self.removed.add(player_id)
+        if self.store is not None:
+            self.store.add_removal(self.table_id, player_id)
+
+    def remove(self, host_id: str, player_id: str, name: str) -> bool:
+        """The host removes a player (seated, or watching) for good: at once, or, from a round under way
+        that they are dealt into, when that round ends (returns False then). Their seat is freed before
+        the game and after it; in a running game it is kept and played for them as for a player who left,
+        and their chips come back to them as for leaving, when the game ends."""
+        self.require_host(host_id)
+        if player_id == host_id:
+            raise RequestError("bad_target", "you cannot remove yourself; leave the table instead")
+        self.bar(player_id)
+        if self._removal_waits(player_id):
+            seat = self.seat_of(player_id)
+            assert seat is not None
+            self.audience.record([Record("removing", None, {"seat": seat, "name": self.seats[seat].name})])
+            self.broadcast()
+            return False
+        self._expel(player_id, name)
+        return True
+
+    def _removal_waits(self, player_id: str) -> bool:
+        """Is ``player_id``, removed, still to finish the round under way (dealt into it, seat not left)?"""
+        seat = self.seat_of(player_id)
+        return (seat is not None and not self.seats[seat].left and self.game is not None
+                and self.game.status is Status.PLAYING)
+
+    def _expel(self, player_id: str, name: str | None = None) -> None:
+        """A removed player goes: their seat as if they had left, out of the audience, told so."""
+        seat = self.seat_of(player_id)
+        told = {"seat": seat, "name": self.seats[seat].name if seat is not None else name}
+        self.leave(player_id)
+        self.audience.record([Record("removed", None, told)])
+        self.hub.send(player_id, m.Event(table_id=self.table_id, events=({"kind": "removed", **told, "you": True},)))
+        self.hub.removed_from(self, player_id)
+
+    def expel_due(self) -> None:
+        """After an action: expel the removed whose round has ended."""
+        for player_id in [p for p in self.removed if self.seat_of(p) is not None and not self._removal_waits(p)
+                          and not self.seats[self.seat_of(p)].left]:  # type: ignore[index]
+            self._expel(player_id)
 
     def save(self) -> None:
         """Persist seats, host and state (joins the open transaction)."""
@@ -410,7 +465,7 @@ class Table:
             seats = [SeatRow(i.seat, i.name, i.player_id, i.left, i.level) for i in sorted(self.seats.values(), key=lambda i: i.seat)]
             self.store.save_table(self.table_id, self.host_id, self.state, seats)
 
-    def _require_host(self, player_id: str) -> None:
+    def require_host(self, player_id: str) -> None:
         """Host powers belong to the host while seated here (a spectator ex-host has none)."""
         seat = self.seat_of(player_id)
         if player_id != self.host_id or seat is None or self.seats[seat].left:
@@ -419,7 +474,7 @@ class Table:
     # ------------------------------------------------------------ the game
 
     def start(self, player_id: str) -> None:
-        self._require_host(player_id)
+        self.require_host(player_id)
         if self.game is not None:
             raise RequestError("game_running", "the game has already started")
         if len(self.seats) < self.game_type.min_seats:
@@ -463,7 +518,7 @@ class Table:
         return min(balance, most)
 
     def end(self, player_id: str) -> None:
-        self._require_host(player_id)
+        self.require_host(player_id)
         if self.game is None or self.game.status is Status.OVER:
             raise RequestError("no_game", "there is no game running to end")
         self.finish()
@@ -536,6 +591,8 @@ class Table:
         self.hub.actions_applied += 1
         self.applied(action, before)
         self.audience.record(records)
+        if self.removed and game.status is not Status.PLAYING:
+            self.expel_due()  # a round has ended: the players removed during it go now
         return records
 
     def applied(self, action: Action, before: Status, live: bool = True) -> None:

@@ -15,6 +15,7 @@ import json
 import re
 import sqlite3
 import struct
+import time
 from pathlib import Path
 from typing import Any, Awaitable, Callable
 
@@ -31,10 +32,12 @@ from engine.games.down_and_back.bots import baseline_action
 from protocol import messages as m
 from protocol.errors import PROTOCOL_ERROR_CODES
 from protocol.framing import FrameDecoder, encode_frame
-from scripted import ScriptedClient, autoplay
+from scripted import ScriptedClient, autoplay, wait_any
 from server import lobby as lobby_module
+from server import moderation as moderation_module
 from server.limits import BucketsByKey
 from server.lobby import Lobby, LobbyConfig
+from server.moderation import Ban
 from server.net import GameServer, NetConfig
 from server.store import DB_NAME, Store
 
@@ -828,6 +831,107 @@ async def _(env: Env) -> None:
         assert await failure(ann.request(m.Leaderboard, game="chess")) == "no_such_game"
 
 
+@provokes("hello", "banned")
+async def _(env: Env) -> None:
+    async with env.connect("ann") as ann:
+        token = ann.link.token
+        env.lobby.ban(Ban("player", ann.link.welcome.player_id, "ann", "flooding the chat", time.time()))
+        await ann.wait_for(lambda: ann.closed_with)  # at once, while connected
+        assert ann.closed_with == ("banned", "you are banned from this server: flooding the chat")
+    error, bye = await refused(env.server.port, hello(token=token, name="   "))  # a valid token: before the name
+    assert (error["code"], error["id"], bye["reason"]) == ("banned", 1, "banned")
+    assert error["message"] == "you are banned from this server: flooding the chat"
+    env.lobby.ban(Ban("address", "127.0.0.0/8", "", "", time.time()))
+    error, bye = await refused(env.server.port, hello())  # refused on connecting, before the hello is read
+    assert (error["code"], error["id"], bye["reason"]) == ("banned", None, "banned")
+    env.lobby.unban("address", "127.0.0.0/8")
+
+
+async def _removed(env: Env, host: ScriptedClient, other: ScriptedClient, watch: bool = False) -> str:
+    """The host removes ``other`` (seated, or watching) from a waiting table; its id."""
+    table_id = await env.table(host, seats=3)
+    await other.request(m.Watch if watch else m.Join, table_id=table_id)
+    assert (await host.request(m.RemovePlayer, name=other.name)) == {"name": other.name, "at_round_end": False}
+    await other.wait_for(lambda: any(e.get("you") for e in other.events if e["kind"] == "removed"))
+    return table_id
+
+
+@provokes("join", "removed")
+async def _(env: Env) -> None:
+    async with env.connect("ann") as ann, env.connect("bob") as bob:
+        table_id = await _removed(env, ann, bob)
+        assert await failure(bob.request(m.Join, table_id=table_id, seat=5)) == "removed"  # before the seat
+
+
+@provokes("watch", "removed")
+async def _(env: Env) -> None:
+    async with env.connect("ann") as ann, env.connect("sam") as sam:
+        table_id = await _removed(env, ann, sam, watch=True)
+        assert await failure(sam.request(m.Watch, table_id=table_id)) == "removed"
+
+
+@provokes("chat", "removed")
+async def _(env: Env) -> None:
+    async with env.connect("ann") as ann, env.connect("bob") as bob:
+        table_id = await env.table(ann, seats=2)
+        await bob.request(m.Join, table_id=table_id)
+        await ann.request(m.Start)  # the round under way is bob's to finish: he goes when it ends
+        assert (await ann.request(m.RemovePlayer, name="bob"))["at_round_end"] is True
+        assert await failure(bob.request(m.Chat, text="a" * 300)) == "removed"  # before the length
+
+
+@provokes("mute", "no_such_player")
+async def _(env: Env) -> None:
+    async with env.connect("ann") as ann:
+        assert await failure(ann.request(m.Mute, name="nobody")) == "no_such_player"
+        assert await failure(ann.request(m.Mute, name="Server")) == "no_such_player"  # the server's notices
+        assert await failure(ann.request(m.Mute, name="nobody", muted=False)) == "no_such_player"
+
+
+@provokes("mute", "bad_target")
+async def _(env: Env) -> None:
+    async with env.connect("ann") as ann:
+        assert await failure(ann.request(m.Mute, name="ANN")) == "bad_target"
+
+
+@provokes("mute", "too_many_mutes")
+async def _(env: Env) -> None:
+    env.monkeypatch.setattr(moderation_module, "MAX_MUTES", 1)
+    async with env.connect("ann") as ann, env.connect("bob") as bob, env.connect("cy") as cy:
+        await ann.request(m.Mute, name="bob")
+        assert await failure(ann.request(m.Mute, name="cy")) == "too_many_mutes"
+        assert (await ann.request(m.Mute, name="bob")) == {"name": "bob", "muted": True}  # already: accepted
+
+
+@provokes("remove_player", "not_at_table")
+async def _(env: Env) -> None:
+    async with env.connect("ann") as ann:
+        assert await failure(ann.request(m.RemovePlayer, name="bob")) == "not_at_table"
+
+
+@provokes("remove_player", "not_host")
+async def _(env: Env) -> None:
+    async with env.connect("ann") as ann, env.connect("bob") as bob:
+        table_id = await env.table(ann)
+        await bob.request(m.Join, table_id=table_id)
+        assert await failure(bob.request(m.RemovePlayer, name="nobody")) == "not_host"  # before the name
+
+
+@provokes("remove_player", "no_such_player")
+async def _(env: Env) -> None:
+    async with env.connect("ann") as ann, env.connect("bob"):
+        await env.table(ann, bots=1)
+        for name in ("bob", "Ada (bot)"):  # online but elsewhere; a bot
+            assert await failure(ann.request(m.RemovePlayer, name=name)) == "no_such_player"
+
+
+@provokes("remove_player", "bad_target")
+async def _(env: Env) -> None:
+    async with env.connect("ann") as ann:
+        await env.table(ann)
+        assert await failure(ann.request(m.RemovePlayer, name="ann")) == "bad_target"
+
+
 async def _one_round(env: Env, client: ScriptedClient) -> str:
     """``client`` plays one round against a bot, and the game goes on; the table's id."""
     table_id = await env.playing(client)
@@ -984,6 +1088,10 @@ async def test_every_request_succeeds_with_exactly_the_documented_result_keys(co
         await call(ann, m.Replay, table_id=table_id, round=1)
         await call(ann, m.Leaderboard)
         await call(ann, m.SetHidden, hidden=True)
+        await call(ann, m.Mute, name="sam")
+        await call(ann, m.Mutes)
+        await call(ann, m.Notices)
+        await call(ann, m.RemovePlayer, name="sam")
     async with connect("ann2") as ann, connect("bob2") as bob:
         table_id = (await ann.request(m.CreateTable, name="t", settings=m.TableSettings(seats=2)))["table_id"]
         await bob.request(m.Join, table_id=table_id)
@@ -1190,6 +1298,25 @@ async def test_every_view_and_event_sent_has_exactly_the_documented_fields(serve
             await ann.request(m.OfferRematch)
             await cat.request(m.AnswerRematch, accept=True)
             await sam.wait_for(lambda: any(e["kind"] == "rematch_started" for e in sam.events))
+            # The host removes a player dealt into the round under way (they go when it ends: here the game's
+            # end), then a spectator (at once).
+            await ann.request(m.Leave)
+            await sam.request(m.Leave)
+            last = await ann.request(m.CreateTable, name="last", settings=m.TableSettings(seats=2))
+            await bob.request(m.Join, table_id=last["table_id"], seat=1)
+            await sam.request(m.Watch, table_id=last["table_id"])
+            await ann.request(m.Start)
+            tid = last["table_id"]
+            cutter = await wait_any([ann, bob], lambda: next(
+                (c for c in (ann, bob) if (c.views.get(tid) or {}).get("legal")), None))
+            await cutter.act({"kind": "cut", "position": None})  # dealt: the hands are kept to the end
+            await ann.wait_for(lambda: ann.views[tid].get("phase") == "play")
+            assert (await ann.request(m.RemovePlayer, name="bob"))["at_round_end"] is True
+            await ann.request(m.EndGame)
+            await bob.wait_for(lambda: any(e["kind"] == "removed" and e.get("you") for e in bob.events))
+            assert (await ann.request(m.RemovePlayer, name="sam"))["at_round_end"] is False
+            await sam.wait_for(lambda: any(e["kind"] == "removed" and e.get("you") for e in sam.events))
+            await ann.wait_for(lambda: sum(e["kind"] == "removed" for e in ann.events) == 2)
 
         seen: set[str] = set()
         for client, seat in ((ann, 0), (bob, 1), (sam, None)):

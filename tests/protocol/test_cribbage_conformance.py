@@ -22,8 +22,9 @@ SPEC = protocol_spec.load()
 DOC = protocol_spec.load_game("cribbage")
 EVENTS = {**SPEC.events, **DOC.events}
 CHANCE = {"draw_tie", "heels"}  # events only some deals have
-REMATCH = {"rematch", "rematch_answer", "rematch_cancelled", "rematch_started"}  # the server's, at every table:
-# test_conformance provokes them (and the rematch tests start one at a Cribbage table)
+REMATCH = {"rematch", "rematch_answer", "rematch_cancelled", "rematch_started",  # the server's, at every table:
+           "removing", "removed"}  # test_conformance provokes them (and the rematch tests start one at a
+# Cribbage table, the moderation tests remove a player from one)
 
 
 def entry_keys(notation: str) -> frozenset[str]:

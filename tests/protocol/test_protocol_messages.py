@@ -28,9 +28,9 @@ def test_registry_names_every_required_message():
         "hello", "list_tables", "create_table", "join", "watch", "leave", "start",
         "add_bot", "remove_bot", "end_game", "act", "sit_out", "client_seed", "chat", "history", "ping",
         "past_rounds", "past_games", "replay", "leaderboard", "set_hidden", "offer_rematch", "answer_rematch",
-        "stats",
+        "stats", "mute", "mutes", "remove_player", "notices",
     }
-    server = {"welcome", "ok", "error", "tables", "view", "event", "chat_message", "bye"}
+    server = {"welcome", "ok", "error", "tables", "view", "event", "chat_message", "notice", "bye"}
     assert m.CLIENT_MESSAGE_TYPES == client
     assert m.SERVER_MESSAGE_TYPES == server
     assert set(m.MESSAGE_TYPES) == client | server

@@ -136,7 +136,8 @@ def test_rounds_stored_before_the_upgrade_get_their_public_form_and_order(tmp_pa
     store.commit()
     store.close()
     conn = sqlite3.connect(tmp_path / DB_NAME)  # put the file back to schema 1
-    conn.executescript("ALTER TABLE tables DROP COLUMN checkpoint_at; "  # version 8's
+    conn.executescript("DROP TABLE mutes; DROP TABLE bans; DROP TABLE removals; "  # version 9's
+                       "ALTER TABLE tables DROP COLUMN checkpoint_at; "  # version 8's
                        "ALTER TABLE seats DROP COLUMN bot_level; "  # version 7's
                        "DROP TABLE player_rounds; DROP TABLE player_games; "  # version 6's
                        "ALTER TABLE players DROP COLUMN hidden; "

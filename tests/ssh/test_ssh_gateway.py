@@ -47,7 +47,7 @@ def test_host_key_is_private_and_its_fingerprint_printed_and_kept(server, tmp_pa
     assert stat.S_IMODE(path.stat().st_mode) == 0o600
     assert stat.S_IMODE((server.data_dir / "ssh_identity.key").stat().st_mode) == 0o600
     assert asyncssh.read_private_key(path).get_fingerprint("sha256") == server.fingerprint
-    shutil.copytree(server.data_dir, tmp_path / "data", ignore=shutil.ignore_patterns("*.sqlite3*"))
+    shutil.copytree(server.data_dir, tmp_path / "data", ignore=shutil.ignore_patterns("*.sqlite3*", "*.sock"))
     again = Server(tmp_path / "data")  # a later start with that data directory: the same key
     try:
         assert again.fingerprint == server.fingerprint
