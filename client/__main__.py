@@ -64,6 +64,8 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--config-dir", default=None, help=argparse.SUPPRESS)
     # dab-server's SSH gateway: the token arrives on this pipe and nothing is remembered on disk.
     parser.add_argument("--token-fd", type=int, default=None, help=argparse.SUPPRESS)
+    # dab-server's gateways: the name the player knows the server by (its clients reach it over loopback).
+    parser.add_argument("--server-label", default=None, help=argparse.SUPPRESS)
     parser.add_argument("--seed", default=None, help=argparse.SUPPRESS)
     parser.add_argument("--version", action="version", version=f"{PROG} {__version__}")
     return parser
@@ -157,7 +159,7 @@ async def run(args: argparse.Namespace, config: ClientConfig) -> int:
         config.name, config.last_server = name, key
         if session.token:
             config.tokens[key] = session.token
-        label = key
+        label = args.server_label or key
         if args.join and session.welcome is not None and session.welcome.table_id is None:
             expect_table = await join(session, args.join)
     config.save()

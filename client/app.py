@@ -270,6 +270,19 @@ class DabApp(App[None]):
         if callable(textual_resume):
             signal.signal(signal.SIGCONT, resume)
 
+    def _fatal_error(self) -> None:
+        """A crash under dab-server's gateways (``DAB_GATEWAY``): its traceback goes to the server's log, so
+        plainly, without Textual's locals (a screenful each, and whatever data they held)."""
+        if os.environ.get("DAB_GATEWAY") != "1":
+            super()._fatal_error()
+            return
+        import traceback
+
+        from rich.text import Text
+
+        self._exit_renderables.append(Text(traceback.format_exc().rstrip()))
+        self._close_messages_no_wait()
+
     def fail(self, text: str) -> None:
         """Leave the app with ``text`` as the error the command line prints."""
         self.fatal_error = text

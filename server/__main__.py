@@ -25,6 +25,7 @@ import json
 import logging
 import os
 import signal
+import socket
 import sqlite3
 import sys
 from pathlib import Path
@@ -34,6 +35,7 @@ from protocol.messages import DEFAULT_PORT
 
 from . import __version__
 from .lobby import Lobby, LobbyConfig
+from .gateway import GatewayThread
 from .net import GameServer, NetConfig, warm_games
 from .limits import address_key
 from .ssh_config import SshConfig, loopback
@@ -125,8 +127,17 @@ def build_parser() -> argparse.ArgumentParser:
                      help=f"SSH sessions in all (default {SshConfig.max_sessions})")
     ssh.add_argument("--ssh-max-per-address", type=positive(int), default=SshConfig.max_per_address,
                      metavar="N", help=f"SSH sessions from one address (default {SshConfig.max_per_address})")
+    ssh.add_argument("--ssh-max-per-connection", type=positive(int), default=SshConfig.max_per_connection,
+                     metavar="N", help="SSH sessions open at once on one connection (default "
+                     f"{SshConfig.max_per_connection}); a connection and each session beyond its first count "
+                     "against --ssh-max-sessions and --ssh-max-per-address")
     ssh.add_argument("--ssh-auth-timeout", type=positive(float), default=SshConfig.auth_timeout,
-                     metavar="SECONDS", help=f"time to authenticate (default {SshConfig.auth_timeout:g})")
+                     metavar="SECONDS", help="time to authenticate, and then to open a session (default "
+                     f"{SshConfig.auth_timeout:g})")
+    ssh.add_argument("--ssh-login-rate", type=positive(float), default=SshConfig.login_rate, metavar="PER_SECOND",
+                     help=f"new SSH connections per second from one address (default {SshConfig.login_rate:g}), in "
+                     "bursts of 30 seconds' worth (at least 30); an address whose connections keep ending without "
+                     "logging in waits longer each time")
     ssh.add_argument("--ssh-idle-timeout", type=positive(float), default=SshConfig.idle_timeout,
                      metavar="SECONDS", help="an SSH session without a keystroke this long is closed, unless its "
                      f"player is at a table (default {SshConfig.idle_timeout:g})")
@@ -141,6 +152,8 @@ def build_parser() -> argparse.ArgumentParser:
                      help="browser tabs playing at once, each a client process (default 20)")
     web.add_argument("--web-max-per-address", type=positive(int), default=10, metavar="N",
                      help="browser tabs playing at once from one address (default 10)")
+    parser.add_argument("--server-name", default=None, metavar="NAME", help="the name players see this server by "
+                        "in the SSH and browser clients' lobby and the page's title (default: this machine's host name)")
     parser.add_argument("--seed", default=None, help="fixed shuffle seed (testing and replays only)")
     parser.add_argument("--log-level", default="INFO", choices=["DEBUG", "INFO", "WARNING", "ERROR"])
     parser.add_argument("--version", action="version", version=f"dab-server {__version__}")
@@ -227,11 +240,13 @@ async def serve(args: argparse.Namespace, store: Store | None = None) -> int:
     gc.freeze()
     log.info("Down and Back server listening on %s", ", ".join(server.addresses))
     gateway = None
+    thread = GatewayThread() if args.ssh_port is not None or args.web_port is not None else None
     if args.ssh_port is not None:
-        gateway = await start_ssh(args, lobby, server.port)
+        gateway = await start_ssh(args, lobby, server.port, thread)
         if gateway is None:
             if operator is not None:
                 await operator.close()
+            await thread.stop()
             await server.close()
             return 2
     browser = None
@@ -247,9 +262,10 @@ async def serve(args: argparse.Namespace, store: Store | None = None) -> int:
         except OSError as exc:
             log.error("cannot listen for browsers on %s:%s: %s", web_host, args.web_port, exc.strerror or exc)
             if gateway is not None:
-                await gateway.close()
+                await thread.run(gateway.close())
             if operator is not None:
                 await operator.close()
+            await thread.stop()
             await server.close()
             return 2
         log.info("browsers: http://%s:%s/", web_host, browser.port)
@@ -261,23 +277,32 @@ async def serve(args: argparse.Namespace, store: Store | None = None) -> int:
     if browser is not None:
         await browser.close()
     if gateway is not None:
-        await gateway.close()
+        await thread.run(gateway.close())
+    if thread is not None:
+        await thread.stop()
     await server.close()
     serving.cancel()
     log.info("stopped")
     return 0
 
 
-async def start_ssh(args: argparse.Namespace, lobby: Lobby, game_port: int) -> SshGateway | None:
+def server_name(args: argparse.Namespace) -> str:
+    return args.server_name if args.server_name is not None else socket.gethostname()
+
+
+async def start_ssh(args: argparse.Namespace, lobby: Lobby, game_port: int,
+                    thread: GatewayThread) -> SshGateway | None:
     from .ssh import SshGateway
 
     host = args.host if args.ssh_host is None else args.ssh_host
     config = SshConfig(host=host, port=args.ssh_port, guests=args.ssh_guests, max_sessions=args.ssh_max_sessions,
-                       max_per_address=args.ssh_max_per_address, auth_timeout=args.ssh_auth_timeout,
-                       idle_timeout=args.ssh_idle_timeout, new_players_per_hour=args.new_players_per_hour)
-    gateway = SshGateway(lobby, (loopback(args.host), game_port), config, None if args.memory else data_dir(args))
+                       max_per_address=args.ssh_max_per_address, max_per_connection=args.ssh_max_per_connection,
+                       auth_timeout=args.ssh_auth_timeout, idle_timeout=args.ssh_idle_timeout,
+                       new_players_per_hour=args.new_players_per_hour, login_rate=args.ssh_login_rate)
+    gateway = SshGateway(lobby, (loopback(args.host), game_port), config, None if args.memory else data_dir(args),
+                         thread, server_name(args))
     try:
-        await gateway.start()
+        await thread.run(gateway.start())
     except OSError as exc:
         log.error("cannot listen for SSH on %s:%s: %s", host, args.ssh_port, exc.strerror or exc)
         return None

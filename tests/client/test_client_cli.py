@@ -361,3 +361,33 @@ def test_the_command_line_collects_garbage_again_when_it_returns_without_a_paint
     with pytest.raises(SystemExit):
         main(["--version"])
     assert gc.isenabled() and "dab-client" in capsys.readouterr().out
+
+
+async def test_under_a_gateway_a_crash_is_a_plain_traceback_without_locals(make_app, monkeypatch):
+    """What a gateway's client writes on its standard error reaches the server's log: a crash there is the
+    traceback alone, not Textual's screenful of each frame's local variables."""
+    monkeypatch.setenv("DAB_GATEWAY", "1")
+    app = make_app("Ann")
+    secret_local = "a value a frame held"  # noqa: F841 (what a traceback with locals would show)
+
+    def crash() -> None:
+        held = secret_local  # noqa: F841
+        raise RuntimeError("the client broke")
+
+    shown = []
+    with pytest.raises(RuntimeError, match="the client broke"):  # (run_test raises the app's error at its end)
+        async with app.run_test(size=(80, 24)) as pilot:
+            app.call_later(crash)
+            for _ in range(100):
+                await pilot.pause(0.02)
+                if app._exit_renderables:  # what the app prints on its standard error as it exits
+                    shown = list(app._exit_renderables)
+                    break
+    assert len(shown) == 1
+    from rich.console import Console
+
+    console = Console(width=100, record=True, file=open(os.devnull, "w"))
+    console.print(shown[0])
+    text = console.export_text()
+    assert "RuntimeError: the client broke" in text and "Traceback" in text
+    assert "a value a frame held" not in text and "secret_local" not in text.split("Traceback")[0]

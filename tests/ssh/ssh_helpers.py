@@ -44,7 +44,7 @@ def make_key(directory: Path, name: str) -> Path:
 class Server:
     """``dab-server --ssh-port 0`` on loopback, its log read for the ports and the host key fingerprint."""
 
-    def __init__(self, data_dir: Path, *extra: str) -> None:
+    def __init__(self, data_dir: Path, *extra: str, cwd: Path = ROOT) -> None:
         self.data_dir = data_dir
         self.log_path = data_dir.parent / f"{data_dir.name}.log"
         self._log = open(self.log_path, "wb")
@@ -53,7 +53,7 @@ class Server:
             [sys.executable, "-m", "server", "--host", "127.0.0.1", "--port", "0", "--ssh-port", "0",
              "--data-dir", str(data_dir), "--bot-delay", "0", "--turn-timeout", "300", "--absent-grace", "300",
              "--seed", "ssh-tests",
-             *extra], cwd=ROOT, env=env, stdout=self._log, stderr=subprocess.STDOUT)
+             *extra], cwd=cwd, env=env, stdout=self._log, stderr=subprocess.STDOUT)
         found = wait_until(lambda: LISTENING.search(self.log()) or self._died(), what="the SSH gateway")
         self.ssh_port, self.fingerprint = int(found.group(1)), found.group(2)
         self.game_port = int(GAME_PORT.search(self.log()).group(1))
@@ -64,6 +64,10 @@ class Server:
 
     def log(self) -> str:
         return self.log_path.read_text(errors="replace")
+
+    def open_files(self) -> int:
+        """How many file descriptors the server holds."""
+        return len(os.listdir(f"/proc/{self.proc.pid}/fd"))
 
     def children(self) -> list[int]:
         """The server's child processes (the clients it runs for SSH sessions)."""
