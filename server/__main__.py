@@ -152,6 +152,10 @@ def build_parser() -> argparse.ArgumentParser:
                      help="browser tabs playing at once, each a client process (default 20)")
     web.add_argument("--web-max-per-address", type=positive(int), default=10, metavar="N",
                      help="browser tabs playing at once from one address (default 10)")
+    web.add_argument("--web-origin", action="append", default=[], metavar="URL",
+                     help="another origin whose pages may open the game's WebSocket, e.g. "
+                     "https://cards.example.org behind a proxy that changes the Host (repeatable; by default only "
+                     "the page's own origin may)")
     parser.add_argument("--server-name", default=None, metavar="NAME", help="the name players see this server by "
                         "in the SSH and browser clients' lobby and the page's title (default: this machine's host name)")
     parser.add_argument("--seed", default=None, help="fixed shuffle seed (testing and replays only)")
@@ -256,9 +260,10 @@ async def serve(args: argparse.Namespace, store: Store | None = None) -> int:
         web_host = args.host if args.web_host is None else args.web_host
         browser = WebGateway(lobby, (loopback(args.host), server.port), web_host, args.web_port,
                              args.web_max_sessions, args.web_max_per_address, args.new_players_per_hour,
-                             guests=args.web_guests)
+                             thread, guests=args.web_guests, server_name=server_name(args),
+                             origins=tuple(args.web_origin))
         try:
-            await browser.start()
+            await thread.run(browser.start())
         except OSError as exc:
             log.error("cannot listen for browsers on %s:%s: %s", web_host, args.web_port, exc.strerror or exc)
             if gateway is not None:
@@ -275,7 +280,7 @@ async def serve(args: argparse.Namespace, store: Store | None = None) -> int:
     if operator is not None:
         await operator.close()
     if browser is not None:
-        await browser.close()
+        await thread.run(browser.close())
     if gateway is not None:
         await thread.run(gateway.close())
     if thread is not None:

@@ -18,7 +18,9 @@ by :func:`end_client`: a hang-up, then SIGKILL after ``EXIT_GRACE`` seconds.
 :class:`InputBudget` on what it sends: a message rate and a byte rate. A
 session over its budget is not read from until the budget has refilled (the
 sender is held back by TCP or the SSH window), so a flood costs the server at
-most the budget. Terminal sizes are clamped to ``MAX_COLUMNS`` x ``MAX_ROWS``
+most the budget; and its client drops to the lowest CPU priority, so what the
+flood makes it do (repainting a 500x200 screen for every key) is paid for by
+it, not by the other sessions' clients. Terminal sizes are clamped to ``MAX_COLUMNS`` x ``MAX_ROWS``
 and coalesced (:class:`Resizes`): the client applies at most one size per
 ``RESIZE_INTERVAL``, the last one asked for.
 """
@@ -49,6 +51,7 @@ MAX_COLUMNS, MAX_ROWS = 500, 200  # the largest terminal a session may have (its
 RESIZE_INTERVAL = 0.25  # seconds between two sizes applied to a session's client (the last one asked for wins)
 MESSAGES_PER_SECOND, MESSAGE_BURST = 100.0, 200.0  # a session's messages (keys, mouse reports, sizes, pings)
 BYTES_PER_SECOND, BYTE_BURST = 4096.0, 16384.0  # a session's keystroke bytes (a paste is a burst)
+LOWEST_PRIORITY = 19  # the niceness of a client whose session went over its budget
 
 
 def clamp_size(width: int, height: int) -> tuple[int, int]:
@@ -86,6 +89,16 @@ async def start_client(args: list[str], token: str, *, env: dict[str, str], stdi
             pass_fds=(token_r,), start_new_session=True, cwd="/")
     finally:
         os.close(token_r)
+
+
+def lower_priority(proc: asyncio.subprocess.Process | None) -> None:
+    """A session over its budget floods: its client yields the CPU to every other (the lowest priority, for good:
+    a process may not raise its own again)."""
+    if proc is not None and proc.returncode is None:
+        try:
+            os.setpriority(os.PRIO_PGRP, proc.pid, LOWEST_PRIORITY)
+        except OSError:
+            pass
 
 
 def signal_client(proc: asyncio.subprocess.Process, signum: int) -> bool:

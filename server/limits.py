@@ -104,10 +104,17 @@ class PeerLog:
 
     def warning(self, peer: str, text: str, *args: object) -> None:
         """Log ``text % args`` about ``peer`` (its address comes first), unless flooded."""
+        self._log(logging.WARNING, peer, text, args)
+
+    def info(self, peer: str, text: str, *args: object) -> None:
+        """As :meth:`warning`, at INFO."""
+        self._log(logging.INFO, peer, text, args)
+
+    def _log(self, level: int, peer: str, text: str, args: tuple[object, ...]) -> None:
         if not self._bucket.take():
             self.suppressed += 1
             return
         if self.suppressed:
-            self.logger.warning("%d log lines caused by peers were left out (too many)", self.suppressed)
+            self.logger.log(level, "%d log lines caused by peers were left out (too many)", self.suppressed)
             self.suppressed = 0
-        self.logger.warning("%s: " + text, peer, *args)
+        self.logger.log(level, "%s: " + text, peer, *args)

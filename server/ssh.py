@@ -56,7 +56,7 @@ import asyncssh
 
 from .errors import RequestError
 from .gateway import (GatewayThread, InputBudget, Resizes, client_environment, clamp_size, end_client,
-                      game_address_text, start_client)
+                      game_address_text, lower_priority, start_client)
 from .limits import Backoff, BucketsByKey, PeerLog, address_key
 from .lobby import Lobby
 from .ssh_config import SshConfig
@@ -186,10 +186,10 @@ class SshGateway:
         """Slots held (in all, or by ``address``): a connection each, and each session beyond its first."""
         return sum(max(1, len(c.sessions)) for c in self.connections if address is None or c.address == address)
 
-    def connection_refusal(self, address: str) -> str | None:
-        """Why a new connection from ``address`` may not play now, or None: the one place connections are
-        admitted (a ban by address belongs here)."""
-        config = self.config
+    def connection_refusal(self, peer: str) -> str | None:
+        """Why a new connection from ``peer`` (its IP address) may not play now, or None: the one place
+        connections are admitted (a ban by address belongs here)."""
+        config, address = self.config, address_key(peer)
         if self.slots(address) >= config.max_per_address:
             return f"at most {config.max_per_address} SSH sessions from one address"
         if self.slots() >= config.max_sessions:
@@ -249,7 +249,8 @@ class GatewayConnection(asyncssh.SSHServer):
     def __init__(self, gateway: SshGateway) -> None:
         self.gateway = gateway
         self.conn: asyncssh.SSHServerConnection | None = None
-        self.address = "?"
+        self.peer = "?"  # the peer's IP address
+        self.address = "?"  # what per-address limits count it by
         self.fingerprint: str | None = None  # of the key whose signature was verified (see validate_public_key)
         self.refusal: str | None = None  # why this connection may not play (a limit), said after the key exchange
         self.authenticated = False
@@ -261,7 +262,8 @@ class GatewayConnection(asyncssh.SSHServer):
         self.conn = conn
         gateway = self.gateway
         peer = conn.get_extra_info("peername")
-        self.address = address_key(peer[0]) if isinstance(peer, tuple) else str(peer)
+        self.peer = peer[0] if isinstance(peer, tuple) else str(peer)
+        self.address = address_key(self.peer)
         dropped = gateway.logins.drop(self.address, asyncio.get_running_loop().time())
         if dropped is not None:  # a login flood: no key exchange, no word to it
             self.dropped = True
@@ -269,7 +271,7 @@ class GatewayConnection(asyncssh.SSHServer):
             if dropped:
                 gateway.peer_log.warning(self.address, "%s", dropped)
             return
-        self.refusal = gateway.connection_refusal(self.address)
+        self.refusal = gateway.connection_refusal(self.peer)
         if self.refusal is None:
             gateway.connections.add(self)
         elif len(gateway.refusing) >= gateway.config.max_sessions:  # a flood: no key exchange for each, no word
@@ -377,6 +379,7 @@ class GatewaySession(asyncssh.SSHServerSession):  # type: ignore[type-arg]
         self._reading = False
         self._pending = b""  # keystrokes the PTY has not taken yet
         self._held_until = 0.0  # the budget holds the peer back until then (loop time)
+        self._flooding = False  # went over its budget: its client has the lowest priority
         self._release: asyncio.TimerHandle | None = None
         self._idle: asyncio.TimerHandle | None = None
         self._task: asyncio.Task[None] | None = None
@@ -476,6 +479,8 @@ class GatewaySession(asyncssh.SSHServerSession):  # type: ignore[type-arg]
         finally:
             os.close(slave)
         self.master = master
+        if self._flooding:  # (over its budget before its client started)
+            lower_priority(self.proc)
         os.set_blocking(master, False)
         asyncio.get_running_loop().add_reader(master, self._from_client)
         self._reading = True
@@ -520,6 +525,11 @@ class GatewaySession(asyncssh.SSHServerSession):  # type: ignore[type-arg]
         """Over its budget: the peer is not read from for ``seconds`` (the SSH window holds it back)."""
         if seconds <= 0 or self.chan is None:
             return
+        if not self._flooding:
+            self._flooding = True
+            lower_priority(self.proc)
+            self.gateway.peer_log.warning(self.connection.address, "an SSH session sends more than its budget: "
+                                          "held back, its client at the lowest priority")
         loop = asyncio.get_running_loop()
         self._held_until = max(self._held_until, loop.time() + seconds)
         self.chan.pause_reading()

@@ -18,8 +18,8 @@ import pytest
 from protocol import messages as m
 from scripted import ScriptedClient
 from server.limits import CLIENT_NICENESS
-from web_helpers import (CHROMIUM, ROOT, URLS, aiohttp, loopback, screen_of, screen_text, server_children, sign_in,
-                         start_server, stop_server, tab)
+from web_helpers import (CHROMIUM, COOKIE, ROOT, URLS, aiohttp, browser, loopback, screen_of, screen_text,
+                         server_children, sign_in, start_server, stop_server, tab)
 
 needs_chromium = pytest.mark.skipif(CHROMIUM is None, reason="needs Debian's chromium")
 FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
@@ -34,24 +34,33 @@ def served(tmp_path):
 
 
 async def test_the_page_loads_nothing_from_beyond_this_server(served):
-    """Offline on a LAN: every address on the sign-in page and on the terminal page is this server's, and
-    each one they load is there."""
+    """Offline on a LAN: every address on the sign-in page, the terminal page and their style sheets is relative
+    (this server's, whatever name the browser reached it by: never the request's Host), and each one they
+    load is there."""
     _, url = served
-    async with aiohttp.ClientSession() as http:
-        async with http.get(url) as reply:
+    async with browser(url) as http:
+        async with http.get(url, headers={"Host": "rebound.example:80"}) as reply:
             assert reply.status == 200
             form = await reply.text()
-        async with http.post(url, data={"name": "Offline"}) as reply:
+        async with http.post(url, data={"name": "Offline"}, allow_redirects=False) as reply:
+            assert reply.status == 303 and reply.headers["Location"] == "/play"
+            cookie = reply.cookies[COOKIE].value
+        async with http.get(url + "play", headers={"Cookie": f"{COOKIE}={cookie}", "Host": "rebound.example:80"}) \
+                as reply:
             assert reply.status == 200
             terminal = await reply.text()
+        assert "/ws/" in terminal
         for page in (form, terminal):
-            found = URLS.findall(page)
-            assert found and all(u.startswith(url.rstrip("/") + "/") or u.startswith("ws" + url[4:].rstrip("/") + "/")
-                                 for u in found), found
-            for loaded in re.findall(r'(?:href|src)="([^"]+)"', page) + re.findall(r'url\("([^"]+)"\)', page):
-                loaded = loaded if "://" in loaded else url.rstrip("/") + loaded
-                async with http.get(loaded) as reply:
+            assert not URLS.findall(page) and "rebound" not in page, URLS.findall(page)
+            for loaded in re.findall(r'(?:href|src)="([^"]+)"', page):
+                assert loaded.startswith("/"), loaded
+                async with http.get(url.rstrip("/") + loaded) as reply:
                     assert reply.status == 200, loaded
+                    if loaded.endswith(".css"):
+                        for inner in re.findall(r'url\("([^"]+)"\)', await reply.text()):
+                            assert inner.startswith("/"), inner
+                            async with http.get(url.rstrip("/") + inner) as font:
+                                assert font.status == 200, inner
 
 
 class Tab:
@@ -205,7 +214,7 @@ async def test_tabs_are_limited_per_browser_address_not_as_loopback(tmp_path):
     proc, _, url = start_server(tmp_path, "--max-per-address", "1", "--new-players-per-hour", "3",
                                 "--web-max-per-address", "2")
     try:
-        async with aiohttp.ClientSession() as http:
+        async with browser(url) as http:
             (_, first), (_, second) = await sign_in(http, url, "One"), await sign_in(http, url, "Two")
             assert await sign_in(http, url, "Three") == (  # two tickets not yet used count as two tabs
                 403, "At most 2 browser tabs from one address play at once; close one first.")
@@ -221,7 +230,7 @@ async def test_tabs_are_limited_per_browser_address_not_as_loopback(tmp_path):
             while (third := await sign_in(http, url, "Three"))[0] == 403 and time.monotonic() < deadline:
                 await asyncio.sleep(0.05)  # the two tabs' clients are still quitting
             assert third[0] == 200 and "lobby" in await tab(http, third[1])  # the address's third new player
-            assert await sign_in(http, url, "Four") == (403, "Too many new players from your address; try again later.")
+            assert await sign_in(http, url, "Four") == (429, "Too many new players from your address; try again later.")
     finally:
         stop_server(proc)
 

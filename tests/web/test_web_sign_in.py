@@ -11,7 +11,7 @@ import pytest
 from scripted import ScriptedClient
 from server.web import BAD_TOKEN, GUESTS_OFF, NO_TICKET
 
-from web_helpers import aiohttp, screen_of, server_children, sign_in, start_server, stop_server, tab
+from web_helpers import aiohttp, browser, screen_of, server_children, sign_in, start_server, stop_server, tab
 
 
 @pytest.fixture(scope="module")
@@ -31,20 +31,20 @@ def served(tmp_path_factory):
 ])
 async def test_a_name_the_server_would_refuse_is_refused_on_the_page(served, name, refusal):
     url = served.url
-    async with aiohttp.ClientSession() as http:
+    async with browser(served.url) as http:
         assert await sign_in(http, url, name) == (403, refusal)
 
 
 async def test_a_link_may_fill_in_the_name(served):
     url = served.url
-    async with aiohttp.ClientSession() as http:
+    async with browser(served.url) as http:
         async with http.get(url, params={"name": "<b>Zoë</b>\u202e"}) as reply:
             assert 'value="&lt;b&gt;Zoë&lt;/b&gt;"' in await reply.text()  # cleaned, and shown as text
 
 
 async def test_a_name_in_use_and_a_wrong_token_are_refused_and_the_form_is_kept_short(served):
     game_port, url = served.game_port, served.url
-    async with ScriptedClient(game_port, "Ann") as ann, aiohttp.ClientSession() as http:
+    async with ScriptedClient(game_port, "Ann") as ann, browser(served.url) as http:
         assert await sign_in(http, url, "ANN") == (
             403, "'ANN' is in use by another player on this server now; choose another name.")
         assert await sign_in(http, url, "Bob", ann.link.token + "x") == (403, BAD_TOKEN)
@@ -55,7 +55,7 @@ async def test_a_name_in_use_and_a_wrong_token_are_refused_and_the_form_is_kept_
 
 async def test_a_tab_needs_the_ticket_of_a_signed_in_form_and_uses_it_once(served):
     url = served.url
-    async with aiohttp.ClientSession() as http:
+    async with browser(served.url) as http:
         status, socket = await sign_in(http, url, "Carol")
         assert status == 200 and socket.startswith("ws://127.0.0.1:") and "/ws/" in socket
         bare = socket.rsplit("/", 1)[0]
@@ -68,7 +68,7 @@ async def test_a_tab_needs_the_ticket_of_a_signed_in_form_and_uses_it_once(serve
 async def test_a_tab_gets_a_terminal_no_larger_than_500_by_200(served):
     """The browser says how big its terminal is; a tab's client is never told more than 500x200."""
     url, proc = served.url, served.proc
-    async with aiohttp.ClientSession() as http:
+    async with browser(served.url) as http:
         _, address = await sign_in(http, url, "Huge")
         async with http.ws_connect(address + "?width=100000&height=100000") as socket:
             assert "lobby" in await screen_of(socket)
@@ -84,7 +84,7 @@ async def test_a_tab_gets_a_terminal_no_larger_than_500_by_200(served):
 async def test_a_tab_sending_garbage_ends_only_its_own_session(served):
     """A tab that breaks textual-serve's messages loses its own session: one log line, no traceback."""
     url = served.url
-    async with aiohttp.ClientSession() as http:
+    async with browser(served.url) as http:
         _, address = await sign_in(http, url, "Ivy")
         async with http.ws_connect(address) as socket:
             assert "lobby" in await screen_of(socket)
@@ -94,13 +94,13 @@ async def test_a_tab_sending_garbage_ends_only_its_own_session(served):
             assert socket.closed
         assert (await sign_in(http, url, "Jo"))[0] == 200  # the gateway serves on
     log = served.log.read_text()
-    assert "Traceback" not in log and "a browser tab failed" in log
+    assert "Traceback" not in log and log.count("a browser tab sent a bad message (not JSON): closed") == 1
 
 
 async def test_without_guests_only_a_token_plays(tmp_path):
     proc, game_port, url = start_server(tmp_path, "--no-web-guests")
     try:
-        async with aiohttp.ClientSession() as http:
+        async with browser(url) as http:
             async with ScriptedClient(game_port, "Dan") as dan:
                 token = dan.link.token
             async with http.get(url) as reply:
@@ -117,7 +117,7 @@ async def test_a_tab_whose_client_the_game_refuses_shows_why(tmp_path):
     the client's standard error, which reaches nobody in a browser; a key closes the tab's session."""
     proc, game_port, url = start_server(tmp_path, "--max-connections", "1")
     try:
-        async with ScriptedClient(game_port, "Gus"), aiohttp.ClientSession() as http:
+        async with ScriptedClient(game_port, "Gus"), browser(url) as http:
             status, address = await sign_in(http, url, "Fay")
             assert status == 200
             async with http.ws_connect(address + "?width=160&height=24") as socket:  # the line whole
@@ -129,3 +129,6 @@ async def test_a_tab_whose_client_the_game_refuses_shows_why(tmp_path):
                 assert socket.closed
     finally:
         stop_server(proc)
+    # The client's standard error reached the log through the gateway's peer log, line by line.
+    assert "127.0.0.1: a browser tab's client: dab-client: 127.0.0.1:{} refused the connection".format(game_port) \
+        in (tmp_path / "server.log").read_text()

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import html
+import json
 import os
 import re
 import shutil
@@ -12,7 +13,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
-from urllib.parse import urlsplit
+from urllib.parse import urljoin, urlsplit
 
 import pytest
 
@@ -24,7 +25,7 @@ ESCAPES = re.compile(rb"\x1b(?:\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b]*(?:\x07|\x1b\\)
 URLS = re.compile(r"\b(?:https?|wss?)://[^\s\"'<>)]+")
 
 
-def start_server(tmp_path: Path, *extra: str) -> tuple[subprocess.Popen[bytes], int, str]:
+def start_server(tmp_path: Path, *extra: str, cwd: Path = ROOT) -> tuple[subprocess.Popen[bytes], int, str]:
     """``dab-server --web-port 0`` on loopback: the process, its game port and the browsers' URL."""
     log_path = tmp_path / "server.log"
     env = dict(os.environ, PYTHONPATH=str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""))
@@ -32,7 +33,7 @@ def start_server(tmp_path: Path, *extra: str) -> tuple[subprocess.Popen[bytes], 
         proc = subprocess.Popen([sys.executable, "-m", "server", "--host", "127.0.0.1", "--port", "0", "--memory",
                                  "--web-port", "0", "--bot-delay", "0", "--turn-timeout", "300",
                                  "--seed", "ssh-tests", *extra],
-                                cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT)
+                                cwd=cwd, env=env, stdout=log, stderr=subprocess.STDOUT)
     deadline = time.monotonic() + 20
     while not (found := re.search(r"listening on \S+:(\d+)[\s\S]*browsers: (http://\S+)", log_path.read_text())):
         assert proc.poll() is None and time.monotonic() < deadline, log_path.read_text()
@@ -62,16 +63,45 @@ def loopback(url: str) -> bool:
 
 SOCKET_URL = re.compile(r'data-session-websocket-url="([^"]+)"')
 ERROR = re.compile(r'<p class="error"[^>]*>([^<]*)</p>')
+COOKIE = "dab_session"
+
+
+def origin(url: str) -> str:
+    parts = urlsplit(url)
+    return f"{parts.scheme}://{parts.netloc}"
+
+
+def browser(url: str, **options):
+    """An HTTP client as the server's page would be one: its WebSockets come from the page's origin."""
+    return aiohttp.ClientSession(headers={"Origin": origin(url)}, **options)
 
 
 async def sign_in(http, url: str, name: str = "", token: str = "") -> tuple[int, str]:
-    """Post the page's form: the status and either the tab's WebSocket address (the terminal page) or the
-    form's error."""
-    async with http.post(url, data={"name": name, "token": token}) as reply:
-        page = await reply.text()
+    """Post the page's form (and follow its redirect to the terminal page, with its session cookie): the status
+    and either the tab's WebSocket address (absolute) or the form's error."""
+    async with http.post(url, data={"name": name, "token": token}, allow_redirects=False) as reply:
+        page, status = await reply.text(), reply.status
+        cookie = reply.cookies.get(COOKIE)
+        location = reply.headers.get("Location")
+    if status == 303:
+        return await play_page(http, url, cookie.value if cookie else "", location)
+    return _outcome(url, status, page)
+
+
+async def play_page(http, url: str, cookie: str, location: str = "/play") -> tuple[int, str]:
+    """The terminal page a session cookie opens (a reload): its status and its WebSocket address, or its error."""
+    async with http.get(urljoin(url, location), headers={"Cookie": f"{COOKIE}={cookie}"},
+                        allow_redirects=False) as reply:
+        return _outcome(url, reply.status, await reply.text())
+
+
+def _outcome(url: str, status: int, page: str) -> tuple[int, str]:
     found = SOCKET_URL.search(page) or ERROR.search(page)
     assert found, page
-    return reply.status, html.unescape(found.group(1))
+    found_text = html.unescape(found.group(1))
+    if found.re is SOCKET_URL and found_text.startswith("/"):
+        found_text = "ws" + origin(url)[4:] + found_text
+    return status, found_text
 
 
 async def screen_of(socket, until: str = "lobby") -> str:
@@ -93,3 +123,20 @@ async def screen_of(socket, until: str = "lobby") -> str:
 async def tab(http, socket_url: str) -> str:
     async with http.ws_connect(socket_url + "?width=100&height=30") as socket:
         return await screen_of(socket)
+
+
+async def key_to_frame(socket, key: str) -> float:
+    """Seconds from a key sent by a tab to the next frame of its screen (what was pending read first)."""
+    while True:  # what the screen had to say already
+        try:
+            await socket.receive(timeout=0.3)
+        except asyncio.TimeoutError:
+            break
+    began = time.monotonic()
+    await socket.send_str(json.dumps(["stdin", key]))
+    while True:
+        message = await socket.receive(timeout=60)
+        if message.type == aiohttp.WSMsgType.BINARY:
+            return time.monotonic() - began
+        if message.type != aiohttp.WSMsgType.TEXT:  # (a pong)
+            raise AssertionError(f"the tab closed: {message}")
