@@ -100,6 +100,7 @@ def main() -> int:
     with tempfile.TemporaryDirectory() as tmp:
         server = Server(Path(tmp) / "data", "--ssh-max-per-address", str(args.sessions + 1),
                         "--new-players-per-hour", str(args.sessions + 10),  # the held sessions are guests
+                        "--ssh-login-rate", str(args.sessions),  # all at once from loopback
                         "--round-pause", "0.2", "--turn-timeout", "60", *(["--memory"] if args.memory else []))
         game_port = server.game_port
         tmux = Tmux("bench")

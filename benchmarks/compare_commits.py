@@ -70,6 +70,13 @@ BENCHES = (
         Figure("bytes per opponent turn", r"per opponent turn at \d+x\d+: median ([\d.]+) KB", "KB"),
         Figure("showdown-opening turn", r"the showdown-opening turn: ([\d.]+) KB", "KB"),
     ), this_script=True),
+    Bench("gateways", ("benchmarks/bench_gateways.py", "--only", "web,children,logins"), (
+        Figure("tab key -> frame, quiet", r"SUMMARY web_key_frame_quiet_ms=([\d.]+)", "ms"),
+        Figure("tab key -> frame, 5 flood", r"web_key_frame_flooded_ms=([\d.]+)", "ms"),
+        Figure("loop lag p99, 5 tabs flood", r"web_lag_p99_flooded_ms=([\d.]+)", "ms"),
+        Figure("children after 20 floods", r"web_children_left=(\d+)", ""),
+        Figure("ping p99, SSH login flood", r"ssh_login_flood_ping_p99_ms=([\d.]+)", "ms"),
+    ), this_script=True),
 )
 
 
@@ -132,8 +139,9 @@ def main() -> int:
                     base = statistics.median(samples["base"][figure.label])
                     new = statistics.median(samples["head"][figure.label])
                     better = new >= base if figure.higher_is_better else new <= base
+                    ratio = f"{new / base:5.2f}" if base else "    -"
                     print(f"{bench.name:<7} {figure.label:<26} {args.base}: {base:9.2f} {figure.unit:<3} "
-                          f"this: {new:9.2f} {figure.unit:<3} ratio {new / base:5.2f}  "
+                          f"this: {new:9.2f} {figure.unit:<3} ratio {ratio}  "
                           f"({'same or better' if better else 'worse'}; medians of {args.rounds})")
         finally:
             subprocess.run(["git", "worktree", "remove", "--force", str(base_tree)], cwd=ROOT, check=False)

@@ -145,6 +145,7 @@ class DabApp(App[None]):
         self.balance: int | None = None  # chips kept on this server, as the last table list said
         self.table_id: str | None = None
         self.view: dict[str, Any] | None = None
+        self.last_game: str | None = None  # of the last table we had a seat at
         self.table_screen: TableScreen | None = None
         self.fatal_error: str | None = None
         self.on_table_painted = on_table_painted
@@ -342,6 +343,9 @@ class DabApp(App[None]):
         else:
             self.table_id, self.view = message.table_id, message.view
             self.table_screen.view = message.view
+        table = message.view.get("table") or {}
+        if table.get("seat") is not None:  # the game played last: what `b` in the lobby offers first
+            self.last_game = (table.get("settings") or {}).get("game") or self.last_game
         if self.on_view is not None:
             self.on_view(message.view)
 

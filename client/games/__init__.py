@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from .board import Board
 
-DEFAULT_GAME = "down-and-back"  # where nothing names a game: the lobby's stakes column is titled after it
+DEFAULT_GAME = "down-and-back"  # the game of a table whose settings name none
 
 BOARDS: dict[str, str] = {
     "down-and-back": "client.games.down_and_back.board:DownAndBackBoard",

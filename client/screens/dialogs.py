@@ -1,4 +1,4 @@
-"""Small modal dialogs: confirm, a menu of actions, ask for a private table's code or a bot's level."""
+"""Small modal dialogs: confirm, a menu of actions, ask for a private table's code, a bot's level or a game."""
 
 from __future__ import annotations
 
@@ -140,6 +140,47 @@ class LevelScreen(ModalScreen[str | None]):
                 event.stop()
                 self.dismiss(level)
                 return
+
+    @on(OptionList.OptionSelected)
+    def _selected(self, event: OptionList.OptionSelected) -> None:
+        self.dismiss(event.option.id)
+
+    def action_cancel(self) -> None:
+        self.dismiss(None)
+
+
+class GameScreen(ModalScreen[str | None]):
+    """Pick the game to practise: its number, or Enter (or ``b`` again) on the highlighted one (the game played
+    last, if any, else the first); Escape practises none."""
+
+    BINDINGS = [Binding("escape", "cancel", "Cancel")]
+
+    def __init__(self, games: list[tuple[str, str]], default: str | None) -> None:
+        super().__init__()
+        self.games = games  # (name, title)
+        self.default = default
+
+    def compose(self) -> ComposeResult:
+        yield TooSmall()
+        with Vertical(classes="dialog", id="games"):
+            yield Static(Content.styled("Practise against bots at", "bold"))
+            options = [Option(Content.assemble(Content.styled(str(i), "bold #ffd75f"), " ", title,
+                                               Content.styled(" (last played)", "dim") if name == self.default else ""),
+                              id=name) for i, (name, title) in enumerate(self.games, 1)]
+            yield OptionList(*options, id="game-options", compact=True)
+
+    def on_mount(self) -> None:
+        names = [name for name, _ in self.games]
+        self.query_one(OptionList).highlighted = names.index(self.default) if self.default in names else 0
+
+    def on_key(self, event: events.Key) -> None:
+        if event.key.isdigit() and 1 <= int(event.key) <= len(self.games):
+            event.stop()
+            self.dismiss(self.games[int(event.key) - 1][0])
+        elif event.key == "b":
+            event.stop()
+            highlighted = self.query_one(OptionList).highlighted
+            self.dismiss(self.games[highlighted or 0][0])
 
     @on(OptionList.OptionSelected)
     def _selected(self, event: OptionList.OptionSelected) -> None:

@@ -109,33 +109,32 @@ def default_table_name(player_name: str, suffix: str = "'s table") -> str:
     return player_name.strip()[: TABLE_NAME_MAX - len(suffix)].rstrip() + suffix
 
 
-def stakes_label(settings: dict[str, Any]) -> str:
-    """The game's numbers ("10/1000": ante and stack), the server's default where it sent none."""
-    def short(n: int) -> str:
-        if n >= 1_000_000 and n % 1_000_000 == 0:
-            return f"{n // 1_000_000}M"
-        if n >= 10_000 and n % 1000 == 0:
-            return f"{n // 1000}k"
-        return str(n)
+def short_number(n: int) -> str:
+    if n >= 1_000_000 and n % 1_000_000 == 0:
+        return f"{n // 1_000_000}M"
+    if n >= 10_000 and n % 1000 == 0:
+        return f"{n // 1000}k"
+    return str(n)
 
+
+def stakes_words(settings: dict[str, Any]) -> str:
+    """The game's numbers in words ("ante 10, stack 1000"), the server's default where it sent none."""
     game = game_of(settings)
     rules = settings.get("rules") or {}
     numbers = [f for f in game.setting_fields if f.choices is None] if game is not None else []
-    return "/".join(short(rules.get(f.name) or f.default) for f in numbers) or "-"
+    return ", ".join(f"{f.label.lower()} {short_number(rules.get(f.name) or f.default)}" for f in numbers)
 
 
-def stakes_title() -> str:
-    """The stakes column's title: the first game's numbers ("Ante/stack")."""
-    game = game_of({})
-    labels = [f.label for f in game.setting_fields if f.choices is None] if game is not None else []
-    return "/".join([*labels[:1], *(label.lower() for label in labels[1:])]) or "Stakes"
+def game_label(settings: dict[str, Any]) -> str:
+    """The table's game, by its title ("Cribbage")."""
+    return game_title(settings.get("game") or DEFAULT_GAME)
 
 
-PLAYERS_WIDTH = 22
+PLAYERS_WIDTH = 19
 
 
 def lobby_columns() -> tuple[tuple[str, int], ...]:
-    return (("Table", 17), ("Players", PLAYERS_WIDTH), ("Seats", 5), (stakes_title(), 10), ("State", 16))
+    return (("Table", 17), ("Players", PLAYERS_WIDTH), ("Seats", 5), ("Game", 13), ("State", 16))
 
 
 class LobbyScreen(Screen[None]):
@@ -205,7 +204,7 @@ class LobbyScreen(Screen[None]):
                 literal(players_label([p["name"] for p in t.get("players", [])], PLAYERS_WIDTH,
                                       "..." if self._ascii else "…") or "-"),
                 f"{len(t.get('players', []))}/{t.get('seats', '?')}",
-                stakes_label(settings),
+                game_label(settings),
                 Text.assemble((state, "green" if state == "waiting" else "dim"),
                               (", private" if t.get("private") else "", "yellow")),
                 key=t["table_id"],
@@ -224,8 +223,10 @@ class LobbyScreen(Screen[None]):
             return
         enter = "Enter" if self._ascii else "⏎"
         code = "; private: asks for its code" if chosen.get("private") else ""
-        note.update(Content.assemble(Content.styled(chosen.get("name", ""), "bold"), ": ",
-                                     rules_label(chosen.get("settings", {})), code,
+        settings = chosen.get("settings", {})
+        stakes = stakes_words(settings)
+        note.update(Content.assemble(Content.styled(chosen.get("name", ""), "bold"), ": ", game_label(settings),
+                                     f", {stakes}" if stakes else "", "; ", rules_label(settings), code,
                                      (f"\n{enter}/j join, w watch, p play, b practice, n new, h history, "
                                       "t leaders", "dim")))
 
@@ -290,11 +291,26 @@ class LobbyScreen(Screen[None]):
         self.post_message(SendRequest(m.CreateTable, {"name": default_table_name(name)}))
 
     def action_practice(self) -> None:
-        """A table of our own against bots, dealt at once: the game practised last (``--game``), else the first."""
+        """A table of our own against bots, dealt at once, at the game chosen (offered first: the game played last
+        at a table, else the one practised last, else the first)."""
         from ..games import BOARDS
+        from .dialogs import GameScreen
 
-        game = getattr(getattr(self.app, "config", None), "practice_game", None)
-        self.post_message(PracticeRequested(game if game in BOARDS else DEFAULT_GAME))
+        app = self.app
+        config = getattr(app, "config", None)
+        last = next((g for g in (getattr(app, "last_game", None), getattr(config, "practice_game", None))
+                     if g in BOARDS), None)
+
+        def chosen(game: str | None) -> None:
+            if game is not None:
+                if config is not None:
+                    config.practice_game = game
+                self.post_message(PracticeRequested(game))
+
+        if len(BOARDS) == 1:
+            chosen(last or DEFAULT_GAME)
+        else:
+            self.app.push_screen(GameScreen([(name, game_title(name)) for name in BOARDS], last), chosen)
 
     def action_history(self) -> None:
         from .history import HistoryScreen

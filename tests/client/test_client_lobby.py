@@ -19,8 +19,8 @@ async def test_lobby_lists_tables_and_joins_watches_leaves(make_app, connect):
         async with app.run_test(size=(80, 24)) as pilot:
             await wait_for(pilot, lambda: "Carl's [b]den[/b" in screen_text(app), what="table listed (literally)")
             text = screen_text(app)
-            assert "1/3" in text and "25/500" in text and "waiting" in text
-            assert "Carl's [b]den[/b]: 7 turns, early call" in text  # the house rules in words
+            assert "1/3" in text and "Down and Back" in text and "waiting" in text
+            assert "Carl's [b]den[/b]: Down and Back, ante 25, stack 500; 7 turns, early call" in text  # in words
             await wait_for(pilot, lambda: "10,000 chips" in screen_text(app), what="the balance shown")
 
             await pilot.press("enter")  # join the selected table
@@ -95,14 +95,45 @@ async def test_quick_join_and_host_controls(make_app, connect):
             await wait_for(pilot, lambda: app.view["game"] is not None)
 
 
+async def test_the_lobby_names_each_tables_game(make_app, connect):
+    async with connect("Carl") as carl, connect("Dora") as dora:
+        await carl.request(m.CreateTable, name="pegs", settings=m.TableSettings(game="cribbage", seats=2,
+                                                                                  rules={"stake": 100}))
+        await dora.request(m.CreateTable, name="pub", settings=m.TableSettings(seats=3))
+        app = make_app("Ann")
+        async with app.run_test(size=(80, 24)) as pilot:
+            await wait_for(pilot, lambda: "pegs" in screen_text(app) and "pub" in screen_text(app), what="listed")
+            rows = {line.split()[0]: line for line in screen_text(app).splitlines() if line.split()[:1] in
+                    (["pegs"], ["pub"])}
+            assert "Cribbage" in rows["pegs"] and "100" not in rows["pegs"] and "Down and Back" in rows["pub"]
+            assert "Game" in screen_text(app) and "Ante/stack" not in screen_text(app)
+            assert "pegs: Cribbage, stake 100; " in screen_text(app)  # the selected table's numbers, named
+
+
+async def test_b_asks_which_game_to_practise_the_last_one_first(make_app, connect):
+    async with connect("Carl"):
+        app = make_app("Ann")
+        app.last_game = "cribbage"  # the game played last at a table here is offered first
+        async with app.run_test(size=(80, 24)) as pilot:
+            await wait_for(pilot, lambda: "b practice against bots" in screen_text(app), what="the lobby")
+            await pilot.press("b")
+            await wait_for(pilot, lambda: screen_name(app) == "GameScreen", what="the question")
+            assert "1 Down and Back" in screen_text(app) and "2 Cribbage (last played)" in screen_text(app)
+            await pilot.press("escape")  # none after all
+            await wait_for(pilot, lambda: screen_name(app) == "LobbyScreen")
+            await pilot.press("b", "1")
+            await wait_for(pilot, lambda: table_ready(app) and app.view["game"] is not None, what="dealt")
+            assert app.view["table"]["settings"]["game"] == "down-and-back"
+
+
 async def test_b_in_the_lobby_deals_a_practice_table_against_bots(make_app, connect):
     """A player with nothing but the lobby (a browser tab, an SSH session) practises with one key."""
     async with connect("Carl") as carl:
         app = make_app("Ann")
-        app.config.practice_game = "cribbage"  # the game practised last is the one practised again
+        app.config.practice_game = "cribbage"  # the game practised last is the one offered first
         async with app.run_test(size=(80, 24)) as pilot:
             await wait_for(pilot, lambda: "b practice against bots" in screen_text(app), what="the lobby")
-            await pilot.press("b")
+            await pilot.press("b", "b")  # (b again, or Enter: the game offered first)
             await wait_for(pilot, lambda: table_ready(app) and app.view["game"] is not None, what="dealt")
             table = app.view["table"]
             assert table["name"] == "Ann's practice" and table["settings"]["game"] == "cribbage"
@@ -144,7 +175,7 @@ async def test_lobby_rough_edges_rules_in_words_players_privacy_and_checkboxes(m
             assert "private" in text and "🔒" not in text  # said in words, not an emoji
             assert "no take-back" in text and "NTB" not in text
             row = next(line for line in text.splitlines() if "club" in line)
-            assert "Bartholomew-Fitzwi… +3" in row  # the names that do not fit are counted
+            assert "Bartholomew-Fit… +3" in row  # the names that do not fit are counted
             assert "p Play now" in text and " q " not in text.splitlines()[-1]  # not beside ^q Quit
 
             await pilot.press("n")

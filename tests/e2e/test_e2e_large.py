@@ -49,7 +49,7 @@ def tmux(request):
 
 
 def play(tmux: Tmux, tmp_path: Path, port: int, game: str, size: tuple[int, int]) -> None:
-    """Ann's dab-client at ``size``, in the lobby, deals herself a practice table of ``game`` (``b``)."""
+    """Ann's dab-client at ``size``, in the lobby, deals herself a practice table of ``game`` (``b``, ``b``)."""
     config = tmp_path / "config"
     config.mkdir(exist_ok=True)
     (config / "client.json").write_text(json.dumps({"name": "Ann", "practice_game": game}))
@@ -58,7 +58,9 @@ def play(tmux: Tmux, tmp_path: Path, port: int, game: str, size: tuple[int, int]
                sys.executable, "-m", "client", f"127.0.0.1:{port}", "--name", "Ann"]
     tmux.start("ann", command, width=size[0], height=size[1])
     tmux.wait_for("ann", "practice")  # the lobby's keys
-    tmux.keys("ann", "b")
+    tmux.keys("ann", "b")  # practice: which game?
+    tmux.wait_for("ann", "Practise against bots at")
+    tmux.keys("ann", "b")  # the one offered first: the one practised last (the config's)
 
 
 def cards_in_a_row(screen: str, edge: str) -> int:

@@ -18,7 +18,7 @@ import pytest
 from protocol import messages as m
 from scripted import ScriptedClient
 from server.limits import CLIENT_NICENESS
-from web_helpers import (CHROMIUM, COOKIE, ROOT, URLS, aiohttp, browser, loopback, screen_of, screen_text,
+from web_helpers import (CHROMIUM, COOKIE, ROOT, URLS, browser, loopback, screen_of, screen_text,
                          server_children, sign_in, start_server, stop_server, tab)
 
 needs_chromium = pytest.mark.skipif(CHROMIUM is None, reason="needs Debian's chromium")
@@ -71,6 +71,7 @@ class Tab:
         self.page, self.tmp_path = page, tmp_path
         self.requested: list[str] = []
         self.screen = bytearray()
+        self.refused: list[str] = []  # what the page's Content-Security-Policy blocked
 
     @classmethod
     async def open(cls, browser, url: str, tmp_path: Path) -> "Tab":
@@ -82,6 +83,8 @@ class Tab:
             await (route.continue_() if loopback(request.url) else route.abort())
 
         await context.route("**/*", only_this_machine)
+        tab.page.on("console", lambda message: tab.refused.append(message.text)
+                    if "Content Security Policy" in message.text else None)
         tab.page.on("websocket", lambda ws: (tab.requested.append(ws.url), ws.on(
             "framereceived", lambda frame: tab.screen.extend(frame if isinstance(frame, bytes) else b""))))
         await tab.page.goto(url)
@@ -127,7 +130,9 @@ async def test_a_browser_tab_chooses_its_name_opens_the_lobby_deals_a_practice_t
         await tab.sign_in("  Zoë\u200b  ")  # cleaned as the server cleans names
         await tab.shown("the lobby under the chosen name",
                         lambda text: "lobby" in text and "b practice" in text.lower() and "as Zoë" in text)
-        await tab.keys("b")  # practice: a table of the guest's own with bots, dealt at once
+        await tab.keys("b")  # practice: which game?
+        await tab.shown("the question", lambda text: "Practise against bots at" in text)
+        await page.keyboard.press("b")  # the game offered first: a table of the guest's own with bots, dealt at once
 
         def practice(summary_state: str = "playing"):
             return next((t for t in watcher.tables if t.state == summary_state and t.name == "Zoë's practice"),
@@ -150,6 +155,7 @@ async def test_a_browser_tab_chooses_its_name_opens_the_lobby_deals_a_practice_t
         await page.screenshot(path=str(tmp_path / "browser.png"))
         await browser.close()
     assert requested and all(loopback(u) for u in requested), [u for u in requested if not loopback(u)]
+    assert not tab.refused  # the page keeps to its own Content-Security-Policy
 
 
 @needs_chromium
@@ -241,3 +247,63 @@ def test_web_port_names_the_missing_extra():
     result = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=30)
     assert result.returncode == 2
     assert "pip install 'down-and-back[web]'" in result.stderr, result.stderr
+
+
+@needs_chromium
+async def test_a_guest_plays_by_keys_at_once_and_a_reload_comes_back_to_the_same_seat(tmp_path):
+    """After Play the keyboard is the terminal's (no click); the page's title and the lobby name the server, not
+    the loopback address its client uses; F5 mid-game comes back to the guest's own seat, not a new player."""
+    playwright = pytest.importorskip("playwright.async_api")
+    proc, game_port, url = start_server(tmp_path, "--server-name", "The Crown")
+    try:
+        async with ScriptedClient(game_port, "Watcher") as watcher, playwright.async_playwright() as pw:
+            browser = await pw.chromium.launch(executable_path=CHROMIUM, args=FLAGS)
+            tab = await Tab.open(browser, url, tmp_path)
+            assert await tab.page.title() == "The Crown · Down and Back"
+            await tab.sign_in("Zoë")
+            await tab.shown("the lobby", lambda text: "as Zoë" in text and "b practice" in text.lower())
+            assert "The Crown" in tab.text and f"127.0.0.1:{game_port}" not in tab.text
+            await tab.page.keyboard.press("b")  # no click first: the terminal has the keyboard already
+            await tab.shown("the question", lambda text: "Practise against bots at" in text)
+            await tab.page.keyboard.press("b")
+
+            def practice():
+                return next((t for t in watcher.tables if t.state == "playing" and t.name == "Zoë's practice"), None)
+
+            table = await watcher.wait_for(practice, timeout=30)
+            await watcher.request(m.Watch, table_id=table.table_id)
+            (seat,) = [p.seat for p in table.players if not p.bot]
+            await watcher.wait_for(lambda: table.table_id in watcher.facts and watcher.member(seat)["connected"])
+            tab.screen.clear()
+            await tab.page.reload()  # F5: the same session, a new ticket, the same player
+            await watcher.wait_for(lambda: not watcher.member(seat)["connected"], timeout=30)
+            await watcher.wait_for(lambda: watcher.member(seat)["connected"], timeout=30)
+            await tab.shown("the practice table again", lambda text: "practice" in text and "Zoë" in text)
+            assert watcher.member(seat)["name"] == "Zoë"  # (a new guest would be "Zoë 2", at no seat)
+            assert await tab.page.title() == "The Crown · Down and Back" and not tab.refused
+            await browser.close()
+    finally:
+        stop_server(proc)
+
+
+@needs_chromium
+async def test_a_tab_displaced_by_another_tab_of_its_player_says_why(tmp_path):
+    playwright = pytest.importorskip("playwright.async_api")
+    proc, game_port, url = start_server(tmp_path)
+    try:
+        async with ScriptedClient(game_port, "Ann") as ann:
+            token = ann.link.token
+        async with playwright.async_playwright() as pw:
+            browser = await pw.chromium.launch(executable_path=CHROMIUM, args=FLAGS)
+            first = await Tab.open(browser, url, tmp_path)
+            await first.sign_in("", token)
+            await first.shown("Ann's lobby", lambda text: "as Ann" in text)
+            second = await Tab.open(browser, url, tmp_path)
+            await second.sign_in("", token)
+            await second.shown("Ann's lobby in the second tab", lambda text: "as Ann" in text)
+            reason = first.page.locator("#reason")
+            await reason.wait_for(state="visible", timeout=20_000)
+            assert await reason.inner_text() == "You opened the game in another tab: it plays there now."
+            await browser.close()
+    finally:
+        stop_server(proc)

@@ -50,7 +50,9 @@ async def test_a_1280x800_tab_shows_the_side_panel_and_large_cards(tmp_path):
 
             await shown("the lobby", lambda text: "b practice" in text.lower())
             await page.mouse.click(640, 400)  # the terminal has the keyboard
-            await page.keyboard.press("b")  # a practice table of Down and Back, dealt at once
+            await page.keyboard.press("b")  # practice: which game?
+            await shown("the question", lambda text: "Practise against bots at" in text)
+            await page.keyboard.press("1")  # a practice table of Down and Back, dealt at once
             text = await shown("the side panel and large cards", lambda text: "Going down (4)" in text
                                and "Coming back (3)" in text and "╭───────╮" in text)  # a 9x7 card's top edge
             assert "Rounds: each result is listed here." in text and "╭────╮" not in text  # no 6x4 card
