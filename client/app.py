@@ -475,14 +475,22 @@ class DabApp(App[None]):
         self.requests_sent.append((kind, fields))
         self.run_worker(self._request(kind, fields), group="net", exit_on_error=False)
 
-    async def ask(self, kind: type[m.Request], fields: dict[str, Any]) -> dict[str, Any] | None:
+    async def ask(self, kind: type[m.Request], fields: dict[str, Any], quiet: bool = False) -> dict[str, Any] | None:
         """Send one request and return its result; a refusal is said (a notification) and gives None.
 
         Screens that show what the server answers (history, replays, the
         leaderboard) await this from a worker: the session does the I/O.
+        ``quiet``: for what the player did not ask for (the side panel's scores so far), a refusal only gives None.
         """
         from .link import LinkError, RequestFailed
 
+        if quiet:
+            if self.session is None:
+                return None
+            try:
+                return clean_data(await self.session.request(kind, **fields))
+            except (RequestFailed, LinkError):
+                return None
         if self.session is None:
             self.notify("Not connected to a server.", severity="error")
             self._rejected(kind, "offline", "not connected")

@@ -114,6 +114,14 @@ class Board(Vertical):
         game's reference, the scores so far); called once, before the table screen is mounted."""
         return []
 
+    # How many of the table's last finished rounds the side panel's scores begin with (the shell asks the
+    # server's ``history`` once the panel is shown at a live table, and hands them to :meth:`seed_scores`).
+    HISTORY_ROUNDS: ClassVar[int] = 0
+
+    def seed_scores(self, rounds: list[dict[str, Any]]) -> None:
+        """The table's last finished rounds (the server's round records, oldest first), for the scores of
+        the rounds played before this screen saw them (we joined, came back, or the client restarted)."""
+
     @property
     def shell(self) -> "TableScreen":
         """The table screen this board is mounted in (its names, its wording of events)."""

@@ -97,6 +97,7 @@ class TableScreen(SteadyScreen, Screen[None]):
         self._mine = False  # the last view had a decision of ours (the bell rings when one begins)
         self.verdict: Verdict | None = None  # the last round's deal check (the mark in the top bar)
         self._early: list[Callable[[], None]] = []  # what was shown before the screen was mounted, in order
+        self._scores_asked = False  # the table's history, for the side panel's scores (_ask_scores)
         self._display_held = 0  # see hold_display
 
     @property
@@ -193,6 +194,26 @@ class TableScreen(SteadyScreen, Screen[None]):
         for show in early:
             show()
 
+    def on_side_panel_shown(self, message: SidePanel.Shown) -> None:
+        self._ask_scores()
+
+    def _ask_scores(self) -> None:
+        """Once, when the side panel first shows its sections at a live table with a game: the table's last
+        finished rounds, for the scores of those this screen did not see (asked quietly; none if refused)."""
+        board = self.board
+        if self._scores_asked or not self.LIVE or board is None or not board.HISTORY_ROUNDS or self.game is None \
+                or not self.app.has_class("-large"):
+            return
+        self._scores_asked = True
+
+        async def ask() -> None:
+            reply = await self.app.ask(m.History, {"limit": board.HISTORY_ROUNDS}, quiet=True)  # type: ignore[attr-defined]
+            rounds = (reply or {}).get("rounds")
+            if isinstance(rounds, list) and self.showing and board is self.board:
+                board.seed_scores([r for r in rounds if isinstance(r, dict)])
+
+        self.run_worker(ask(), group="scores", exit_on_error=False)
+
     def on_screen_resume(self) -> None:
         self.refresh_bindings()  # keys offered may have changed while another screen was on top
 
@@ -275,6 +296,7 @@ class TableScreen(SteadyScreen, Screen[None]):
         self._refresh_bindings_if_changed()
         if self.LIVE:
             board.open_screens(game)
+            self._ask_scores()
         for screen in self.app.screen_stack:  # screens over the table that show its facts (the game over's rematch)
             changed = getattr(screen, "table_changed", None)
             if changed is not None:

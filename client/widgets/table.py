@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.content import Content
+from textual.message import Message
 from textual.widget import Widget
 
 from ..render import Display, chips
@@ -152,10 +153,19 @@ class SidePanel(Vertical):
     (:meth:`~client.games.board.Board.side_sections`), set before the panel is mounted.
     """
 
+    class Shown(Message):
+        """The panel stands beside the log with its sections (the terminal is, or became, large)."""
+
     def __init__(self, chat: Widget, chat_input: Widget, *, id: str | None = None) -> None:
         super().__init__(id=id)
         self.chat, self.chat_input = chat, chat_input
         self.sections: list[Widget] = []
+        self._shown = False
+
+    def on_resize(self) -> None:
+        if not self._shown and self.app.has_class("-large"):
+            self._shown = True
+            self.post_message(self.Shown())
 
     def compose(self) -> ComposeResult:
         for section in self.sections:

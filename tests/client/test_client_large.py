@@ -10,6 +10,7 @@ pictures never depend on timing. Snapshots at 120x40 and 160x45 in Unicode; upda
 from __future__ import annotations
 
 import copy
+import re
 from typing import Any
 
 import pytest
@@ -272,3 +273,92 @@ def test_showdown_arrangement_large_snapshot(snap_compare):
         await wait_for(pilot, lambda: screen_name(pilot.app) == "SplitPanel", what="the arrangement")
 
     assert snap_compare(make_app(), run_before=run_before, terminal_size=(120, 40))
+
+
+async def rounds_played_at(connect, game: str, rounds: int):
+    """Bob's table of ``game`` with bots, Bob sitting out (the server plays his seat at once) until ``rounds``
+    have finished; then he is back, and the game waits for him (he does not play). Bob, the table's id and
+    its finished rounds (the history, oldest first)."""
+    import asyncio
+
+    bob = connect("Bob")
+    await bob.__aenter__()
+    seats = 3 if game == "down-and-back" else 2  # a round deals in at least two players who are not away
+    created = await bob.request(m.CreateTable, name="Bob's evening", settings=m.TableSettings(game=game, seats=seats))
+    table_id = created["table_id"]
+    for _ in range(seats - 1):
+        await bob.request(m.AddBot)
+    await bob.request(m.Start)
+    await bob.request(m.SitOut, away=True)
+
+    async def finished() -> list[dict[str, Any]]:
+        return (await bob.request(m.History, limit=10))["rounds"]
+
+    for _ in range(600):
+        if len(await finished()) >= rounds:
+            break
+        await asyncio.sleep(0.01)
+    else:
+        raise AssertionError("the rounds were never played")
+    await bob.request(m.SitOut, away=False)
+    seat = bob.facts[table_id]["seat"]
+    await bob.wait_for(lambda: seat in (bob.views.get(table_id, {}).get("to_act") or ()), timeout=20)
+    return bob, table_id, await finished()
+
+
+@pytest.mark.parametrize("size", [(80, 24), (120, 40)], ids=["80x24", "120x40"])
+async def test_the_rounds_played_before_we_came_are_in_the_side_panel(make_app, connect, size):
+    """Coming to a table whose game is under way (watching here; as after a reconnection or a restart), a
+    large terminal's side panel lists the rounds played before from the table's history; at 80x24, which has
+    no side panel, the client asks nothing more."""
+    bob, table_id, history = await rounds_played_at(connect, "down-and-back", 2)
+    try:
+        app = make_app("Ann")
+        asked: list[Any] = []
+        async with app.run_test(size=size) as pilot:
+            await wait_for(pilot, lambda: app.connection_state == "connected", what="connected")
+            ask = app.ask
+
+            async def counted(kind, fields, quiet=False):
+                asked.append(kind)
+                return await ask(kind, fields, quiet)
+
+            app.ask = counted  # type: ignore[method-assign]
+            app._send(m.Watch, {"table_id": table_id})
+            await wait_for(pilot, lambda: table_ready(app) and app.table_screen.game is not None, what="the table")
+            board = app.table_screen.board
+            played = [record["round"] for record in history][-5:]  # the ledger's rows: the newest five
+            if size == (80, 24):
+                await pilot.pause(0.3)
+                assert m.History not in asked and not board.rounds.results
+                return
+            await wait_for(pilot, lambda: set(played) <= set(board.rounds.results), what=f"rounds {played}")
+            assert asked.count(m.History) == 1
+            text = side_panel_text(app)
+            for number in played:
+                assert re.search(rf"^\s*{number}  \S", text, re.M), text
+    finally:
+        await bob.__aexit__(None, None, None)
+
+
+async def test_cribbage_deals_played_before_we_came_are_in_the_side_panel(make_app, connect):
+    bob, table_id, history = await rounds_played_at(connect, "cribbage", 3)
+    try:
+        app = make_app("Ann")
+        async with app.run_test(size=(120, 40)) as pilot:
+            await wait_for(pilot, lambda: app.connection_state == "connected", what="connected")
+            app._send(m.Watch, {"table_id": table_id})
+            await wait_for(pilot, lambda: table_ready(app) and app.table_screen.game is not None, what="the table")
+            deals = app.table_screen.board.deals
+            finished = {(r["game"], r["deal"]): tuple(r["scores"]) for r in history if r.get("scores")}
+            await wait_for(pilot, lambda: all(deals.scores.get(key) == scores for key, scores in finished.items()),
+                           what="the finished deals' scores")
+            game = app.table_screen.game["game"]
+            rows = [line.split() for line in side_panel_text(app).splitlines()]
+            shown = [(g, d) for g, d in sorted(finished) if g == game][-4:]  # (the deal under way is the fifth)
+            for g, d in shown:
+                before = finished.get((g, d - 1), (0, 0)) if d > 1 else (0, 0)
+                points = [str(a - b) for a, b in zip(finished[(g, d)], before)]
+                assert [str(d), *points] in rows, (g, d, rows)
+    finally:
+        await bob.__aexit__(None, None, None)

@@ -100,6 +100,20 @@ class CribbageBoard(Board):
     def side_sections(self) -> list[Any]:
         return [ScoringTable(id="scoring"), self.deals]
 
+    HISTORY_ROUNDS = 10  # a game's deals, most of them: their points are told from the scores after each
+
+    def seed_scores(self, rounds: list[dict[str, Any]]) -> None:
+        sides = self.view.get("sides") or []
+        names = self._side_names(sides)
+        for record in rounds:  # docs/games/cribbage.md 6: each deal's scores by side, a game's end
+            scores, game, deal = record.get("scores"), record.get("game"), record.get("deal")
+            if record.get("abandoned") or not isinstance(scores, list) or not isinstance(game, int) \
+                    or not isinstance(deal, int) or len(scores) != len(sides):
+                continue
+            self.deals.record(names, game, deal, scores, current=False)
+            if record.get("won"):
+                self._game_won(record["won"], sides)
+
     @property
     def pending(self) -> bool:
         return self.shell.pending
@@ -166,14 +180,21 @@ class CribbageBoard(Board):
         sides = view.get("sides") or []
         if not sides or not view.get("round"):
             return
+        self.deals.record(self._side_names(sides), view.get("game", 1), view.get("deal", 1),
+                          [side.get("score", 0) for side in sides])
+        if view.get("result"):
+            self._game_won(view["result"], sides)
+
+    def _side_names(self, sides: list[dict[str, Any]]) -> list[tuple[str, bool]]:
         me = self.shell.me
-        ledger = self.deals
-        names = [(self.side_name(side), me in side.get("seats", ())) for side in sides]
-        ledger.record(names, view.get("game", 1), view.get("deal", 1), [side.get("score", 0) for side in sides])
-        result = view.get("result")
-        if result and result.get("game"):
-            winners = [i for i, side in enumerate(sides) if set(side.get("seats", ())) & set(result.get("winners", ()))]
-            ledger.game_won(result["game"], result.get("scores") or [], winners)
+        return [(self.side_name(side), me in side.get("seats", ())) for side in sides]
+
+    def _game_won(self, result: Mapping[str, Any], sides: list[dict[str, Any]]) -> None:
+        """A game's end (the ``game_won`` event's fields) in the side panel's deals: its score, who won."""
+        if not isinstance(result.get("game"), int):
+            return
+        winners = [i for i, side in enumerate(sides) if set(side.get("seats", ())) & set(result.get("winners", ()))]
+        self.deals.game_won(result["game"], result.get("scores") or [], winners)
 
     @staticmethod
     def _counted_hand(view: Mapping[str, Any], me: int | None) -> list[str]:

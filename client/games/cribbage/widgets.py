@@ -320,12 +320,15 @@ class DealsPlayed(RowsWidget):
 
     def record(self, sides: Sequence[tuple[str, bool]], game: int, deal: int, scores: Sequence[int],
                current: bool = True) -> None:
-        """The sides' scores in deal ``deal`` of game ``game`` (as it stands: the deal under way if ``current``)."""
+        """The sides' scores after deal ``deal`` of game ``game``: as it stands, the deal under way, if
+        ``current``; else a finished deal's (the table's history), which never replaces what a view said."""
         before = (self.sides, dict(self.scores), self.current)
         self.sides = tuple(sides)
-        self.scores[(game, deal)] = tuple(scores)
         if current:
+            self.scores[(game, deal)] = tuple(scores)
             self.current = (game, deal)
+        else:
+            self.scores.setdefault((game, deal), tuple(scores))
         if (self.sides, self.scores, self.current) != before:
             self.changed()
 

@@ -21,7 +21,8 @@ from ...widgets.basics import LineLog
 from ...widgets.table import SeatState
 from ..board import Board, Panel
 from .help import RULES
-from .widgets import DiscardHistory, HandHelper, HandRankings, HandView, PilePanel, RoundsPlayed, recommended_throw
+from .widgets import (LEDGER_ROWS, DiscardHistory, HandHelper, HandRankings, HandView, PilePanel, RoundsPlayed,
+                      recommended_throw)
 
 
 class DownAndBackBoard(Board):
@@ -80,6 +81,12 @@ class DownAndBackBoard(Board):
 
     def side_sections(self) -> list[Any]:
         return [HandRankings(id="rankings"), self.rounds]
+
+    HISTORY_ROUNDS = LEDGER_ROWS
+
+    def seed_scores(self, rounds: list[dict[str, Any]]) -> None:
+        for record in rounds:  # a round record has the result event's fields (docs/games/down-and-back.md 6)
+            self.rounds.add(record)
 
     def compose(self) -> ComposeResult:
         with Horizontal(id="middle"):
