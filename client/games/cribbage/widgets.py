@@ -94,15 +94,17 @@ class PegBoard(RowsWidget):
         return rows
 
 
-class PlayPanel(RowsWidget):
-    """The play: the count and the cards laid since it was last reset, the starter, whose crib."""
+class PlayRows(RowsWidget):
+    """What the play shows (the count, the cards laid since it was last reset, the starter, whose crib), drawn
+    by :meth:`rows`: :class:`PlayPanel` as lines, :class:`PlayTable` as large cards."""
 
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
         self.state: tuple[Any, ...] = ()
 
-    def show(self, count: int | None, series: Sequence[str], starter: str | None, crib_owner: str | None,
+    def show(self, count: int | None, series: Sequence[Any], starter: str | None, crib_owner: str | None,
              crib_cards: int, went: str = "") -> None:
+        """``series``: the cards laid since the count was last reset, in order."""
         state = (count, tuple(series), starter, crib_owner, crib_cards, went)
         if state != self.state:
             self.state = state
@@ -111,8 +113,18 @@ class PlayPanel(RowsWidget):
     def build(self) -> list[Content]:
         if not self.state:
             return [Content.styled("No cards dealt yet.", "dim")]
-        display = display_of(self)
-        count, series, starter, owner, crib_cards, went = self.state
+        return self.rows(display_of(self), *self.state)
+
+    def rows(self, display: Display, count: int | None, series: Sequence[Any], starter: str | None,
+             owner: str | None, crib_cards: int, went: str) -> list[Content]:
+        raise NotImplementedError
+
+
+class PlayPanel(PlayRows):
+    """The play as lines: the count and the cards laid since it was last reset, the starter, whose crib."""
+
+    def rows(self, display: Display, count: int | None, series: Sequence[Any], starter: str | None,
+             owner: str | None, crib_cards: int, went: str) -> list[Content]:
         rows = []
         if count is not None:
             rows.append(Content.assemble(("Count ", "dim"), (f"{count}", "bold #ffd75f"),
@@ -126,32 +138,18 @@ class PlayPanel(RowsWidget):
         return rows
 
 
-class PlayTable(RowsWidget):
+class PlayTable(PlayRows):
     """The play on a larger terminal, in place of :class:`PlayPanel`: the cards laid since the count was last
     reset as large cards (who laid each under it), the starter, and the crib's cards face down, whose it is.
+    Its ``series`` are (who laid it, the card), in order.
 
     Always :attr:`HEIGHT` rows (the board gives it that height), whatever the phase: nothing moves as the
     play begins and ends."""
 
     HEIGHT = LARGE_CARD[1] + 2  # the heading, the cards, who laid them
 
-    def __init__(self, *, id: str | None = None) -> None:
-        super().__init__(id=id)
-        self.state: tuple[Any, ...] = ()
-
-    def show(self, count: int | None, series: Sequence[tuple[str, str]], starter: str | None,
-             crib_owner: str | None, crib_cards: int, went: str = "") -> None:
-        """``series``: (who laid it, the card) in order."""
-        state = (count, tuple(series), starter, crib_owner, crib_cards, went)
-        if state != self.state:
-            self.state = state
-            self.changed()
-
-    def build(self) -> list[Content]:
-        if not self.state:
-            return [Content.styled("No cards dealt yet.", "dim")]
-        display = display_of(self)
-        count, series, starter, owner, crib_cards, went = self.state
+    def rows(self, display: Display, count: int | None, series: Sequence[Any], starter: str | None,
+             owner: str | None, crib_cards: int, went: str) -> list[Content]:
         width = max(40, self.content_region.width or 57)
         card = LARGE_CARD[0]
         # At the right: the starter, and the crib's cards face down (an empty place before any is laid away).
@@ -171,7 +169,7 @@ class PlayTable(RowsWidget):
         fits = max(1, (room - card) // 3 + 1)  # fanned 3 columns apart, each card still shows its index
         cards, who = cards[-fits:], who[-fits:]
         step = min(card + 1, (room - card) // (len(cards) - 1)) if len(cards) > 1 else card + 1
-        left = display.card_fan(cards, step) if cards else [Content("")] * card
+        left = display.card_fan(cards, step) if cards else [Content("")] * LARGE_CARD[1]
         rows = [Content.assemble(heading, " " * (room + 2 - heading.cell_length), labels)]
         rows += [Content.assemble(l, " " * (room + 2 - l.cell_length), r) for l, r in zip(left, right)]
         rows.append(Content("").join([Content.styled(name[:step - 1].ljust(step), "dim") for name in who])
