@@ -17,8 +17,8 @@ import pytest
 
 from cribbage_views import after_show, laying_away, mid_play, push
 from protocol import messages as m
-from test_client_snapshots import EVENTS, PLAY_VIEW, RESULT, SHOWDOWN_VIEW
-from tui_helpers import screen_name, screen_text, table_ready, view_push, wait_for
+from test_client_snapshots import EVENTS, PLAY_VIEW, RESULT, SHOWDOWN_VIEW, feed
+from tui_helpers import screen_name, screen_text, table_ready, wait_for
 
 from client.app import DabApp
 from client.render import LARGE_CARD, Display, rank_key
@@ -40,14 +40,8 @@ def make_app(ascii: bool = False, frozen: bool = True) -> DabApp:
 
 
 async def down_and_back(pilot, view: dict[str, Any] = PLAY_VIEW, events: list[dict[str, Any]] = EVENTS) -> None:
-    app = pilot.app
-    app.receive(view_push("t1", copy.deepcopy(view)))
-    await wait_for(pilot, lambda: table_ready(app), what="table")
-    if events:
-        app.receive(m.Event(table_id="t1", events=tuple(copy.deepcopy(events))))
-    app.receive(m.ChatMessage(table_id="t1", seat=1, name="[bold red]x[/]", text="gl [b]all[/b]", ts=1))
-    await wait_for(pilot, lambda: screen_name(app) == "TableScreen", what="the table")
-    await pilot.pause()
+    """The 80x24 snapshots' table (a view, its events, a line of chat), at this test's size."""
+    await feed(view, events)(pilot)
 
 
 async def cribbage(pilot, view: dict[str, Any] | None = None) -> None:
@@ -268,11 +262,7 @@ def test_table_large_ascii_snapshot(snap_compare):
 
 
 def test_showdown_arrangement_large_snapshot(snap_compare):
-    async def run_before(pilot) -> None:
-        await down_and_back(pilot, SHOWDOWN_VIEW, [])
-        await wait_for(pilot, lambda: screen_name(pilot.app) == "SplitPanel", what="the arrangement")
-
-    assert snap_compare(make_app(), run_before=run_before, terminal_size=(120, 40))
+    assert snap_compare(make_app(), run_before=feed(SHOWDOWN_VIEW, screen="SplitPanel"), terminal_size=(120, 40))
 
 
 async def rounds_played_at(connect, game: str, rounds: int):
@@ -362,3 +352,23 @@ async def test_cribbage_deals_played_before_we_came_are_in_the_side_panel(make_a
                 assert [str(d), *points] in rows, (g, d, rows)
     finally:
         await bob.__aexit__(None, None, None)
+
+
+async def test_the_showdown_arrangement_follows_a_resize_either_way():
+    """The arrangement's cards are large from 120x36 up, small below, when the terminal is resized while it
+    is open (its height follows its rows: Textual keeps the height worked out for a width, and 120x30 to
+    120x40 keeps the width)."""
+    app = make_app()
+    async with app.run_test(size=(120, 30)) as pilot:
+        await feed(SHOWDOWN_VIEW, screen="SplitPanel")(pilot)
+        hand = sorted(SHOWDOWN_VIEW["hand"], key=rank_key)
+        split = app.table_screen.board.query_one("#split")
+        small = split.size.height
+        for size, large in (((120, 40), True), ((120, 30), False), ((160, 45), True)):
+            await pilot.resize_terminal(*size)
+            await wait_for(pilot, lambda: app.has_class("-large") == large, what=f"{size}")
+            await pilot.pause()
+            text = screen_text(app)
+            faces = [face for face in large_faces(hand) if face in text]
+            assert (len(faces) >= 3) == large, (size, text)
+            assert (split.size.height > small) == large and "Wins both" in text, (size, text)

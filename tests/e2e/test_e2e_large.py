@@ -123,7 +123,7 @@ def side(screen: str, heading: str) -> str:
 def test_down_and_back_in_a_large_terminal_has_large_cards_the_rankings_and_the_chat(server, tmux, tmp_path, start):
     play(tmux, tmp_path, server, "down-and-back", start)
     large = (lambda s: wide(s, 120) and "Going down (4)" in s and cards_in_a_row(s, BIG) >= 7)
-    small = (lambda s: wide(s, 80) and "Thrown this round" in s and cards_in_a_row(s, SMALL) >= 7
+    small = (lambda s: wide(s, 80) and "Stock" in s and cards_in_a_row(s, SMALL) >= 7
              and "Going down (4)" not in s)
     cut_until(tmux, large if start == (120, 40) else small, f"the table at {start}")  # we may be the cutter
     if start == (80, 24):
@@ -132,7 +132,7 @@ def test_down_and_back_in_a_large_terminal_has_large_cards_the_rankings_and_the_
     panel = side(screen, "Going down (4)")
     assert "Coming back (3)" in panel and "1 Quad" in panel and "8 High card" in panel
     assert "Rounds: each result is listed here." in panel and "Chat: press c to talk" in panel
-    assert "Thrown this round" in screen and "Stock" in screen  # the table itself
+    assert "Stock" in screen and "Pile" in screen and " left" in screen  # the table itself
 
     tmux.keys("ann", "c")
     wait_screen(tmux, lambda s: "Back to cards" in s, "the chat line to type in")  # its key in the footer
@@ -154,8 +154,8 @@ def test_cribbage_in_a_large_terminal_lays_the_play_out_large_with_the_scoring_a
         server, tmux, tmp_path, start):
     play(tmux, tmp_path, server, "cribbage", start)
     large = (lambda s: wide(s, 120) and "Scoring" in s and "Starter" in s and cards_in_a_row(s, BIG) >= 6)
-    small = (lambda s: wide(s, 80) and "Starter" in s and cards_in_a_row(s, SMALL) >= 6
-             and "Scoring" not in s)
+    small = (lambda s: wide(s, 80) and cards_in_a_row(s, SMALL) >= 6 and "Scoring" not in s
+             and len([line for line in s.splitlines() if "·····" in line]) == 6)
     cut_until(tmux, lambda s: "Lay away" in s, "the deal")  # the draw for the first deal, the cut
     wait_screen(tmux, large if start == (120, 40) else small, f"the table at {start}")
     if start == (80, 24):
