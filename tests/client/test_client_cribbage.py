@@ -186,3 +186,107 @@ async def test_the_help_at_a_cribbage_table_has_its_rules_scoring_and_keys():
         assert "Lancashire" not in source  # only the table's game
         for binding in CribbageBoard.BINDINGS:
             assert binding.tooltip in source
+
+
+# ---------------------------------------------------------------- issue 27 item 12: the cut, the prompt, the board
+
+
+def _cutting(phase: str) -> dict:
+    from cribbage_views import play_until
+
+    return play_until(lambda v: v["phase"] == phase and any(e["kind"] == "cut" for e in v["legal"]))
+
+
+async def test_the_cut_dialogs_state_the_pack_actually_cut():
+    """The starter is cut from the 40 cards left after a two-player deal; the second draw from 51."""
+    from client.games.down_and_back.cut import DeckBar
+
+    for phase, title, cards in (("starter", "Cut for the starter", 40), ("cut", "Cut the pack", 52)):
+        view = _cutting(phase)
+        assert view["stock_count"] == cards
+        app = make_app()
+        async with app.run_test(size=(80, 24)) as pilot:
+            await feed(view, screen="CutScreen")(pilot)
+            text = screen_text(app)
+            cut = view["legal"][0]
+            assert title in text and "Cut the deck" not in text
+            assert f"of the {cards} cards in the pack ({cut['min']} to {cut['max']})" in text
+            bar = app.screen.query_one(DeckBar)
+            assert bar.render().plain.split("\n")[0].count("▌") == cards
+    view = _cutting("draw")
+    second = dict(view, stock_count=51, legal=[{"kind": "cut", "min": 4, "max": 47}])
+    app = make_app()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await feed(second, screen="CutScreen")(pilot)
+        text = screen_text(app)
+        assert "Cut for the first deal" in text and "of the 51 cards in the pack (4 to 47)" in text
+
+
+async def test_the_play_prompt_numbers_only_the_cards_held():
+    view = mid_play()
+    held = len(view["hand"])
+    assert held < 6
+    app = make_app()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await feed(view)(pilot)
+        text = screen_text(app)
+        assert f"Play: 1-{held} or" in text and "1-6" not in text
+
+
+def _named(view: dict, names: dict[int, str]) -> m.View:
+    pushed = push(view)
+    for seat in pushed.game["seats"]:
+        seat["name"] = names[seat["seat"]]
+    for member in pushed.table["members"]:
+        member["name"] = names[member["seat"]]
+    return pushed
+
+
+@pytest.mark.parametrize("size", [(80, 24), (120, 40)])
+async def test_the_pegboard_shows_whole_names_and_a_final_score_at_the_game_hole(size):
+    """Names are not cut to 7 characters; a game won with 123 points shows 121 on a 121-hole board."""
+    names = {0: "Ann", 1: "Bartholomew (bot)"}
+    view = mid_play()
+    app = make_app()
+    async with app.run_test(size=size) as pilot:
+        app.receive(_named(view, names))
+        await wait_for(pilot, lambda: table_ready(app), what="table")
+        await pilot.pause()
+        board = "\n".join(line.plain for line in app.table_screen.query_one("#pegboard")._rows)
+        assert "Bartholomew (bot)" in board and "Ann" in board
+    won = dict(view, phase="waiting", legal=[], to_act=[], turn=None, in_game=False)
+    won["sides"] = [{"seats": [0], "score": 123, "back": 117}, {"seats": [1], "score": 84, "back": 80}]
+    won["result"] = {"game": 1, "winners": [0], "scores": [123, 84], "target": 121,
+                     "losses": [{"seat": 1, "chips": 100, "multiplier": 1}], "gains": [{"seat": 0, "chips": 100}]}
+    app = make_app()
+    async with app.run_test(size=(80, 24)) as pilot:
+        app.receive(push(won))
+        await wait_for(pilot, lambda: table_ready(app), what="table")
+        await pilot.pause()
+        board = "\n".join(line.plain for line in app.table_screen.query_one("#pegboard")._rows)
+        assert "121" in board and "123" not in board
+        await wait_for(pilot, lambda: "won game 1 at 121" in screen_text(app), what="the game's end")
+        assert "123" not in screen_text(app)
+
+
+async def test_a_long_show_fits_80x24_with_the_cribs_count_in_sight_or_a_hint_to_scroll():
+    view = after_show()
+    crowded = [{**counted, "items": [{"name": "fifteen", "cards": ["5H", "10D"], "points": 2, "total": 2 * (i + 1)}
+                                     for i in range(6)] + [{"name": "a pair", "cards": ["5H", "5D"], "points": 2,
+                                                            "total": 14}]}
+               for counted in view["show"]]
+    view["show"] = crowded
+    app = make_app()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await feed(view, screen="ShowPanel", press=("v",))(pilot)
+        await pilot.pause()
+        text = screen_text(app)
+        assert "Bob's crib" in text and "pegs" in text.split("Bob's crib")[1]
+    for counted in crowded:
+        counted["items"] = counted["items"] * 3
+    app = make_app()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await feed(view, screen="ShowPanel", press=("v",))(pilot)
+        await pilot.pause()
+        text = screen_text(app)
+        assert "Bob's crib" in text or "more below" in text

@@ -28,13 +28,13 @@ async def anns_cut(app: Any, bob: Any) -> dict[str, Any]:
 async def test_a_cut_at_a_chosen_position(make_app, connect):
     async with at_anns_cut(make_app, connect) as (pilot, app, bob):
         text = await wait_for(pilot, lambda: "Cut the deck" in screen_text(app) and screen_text(app))
-        assert "Lift 26 of 52 cards (4 to 48)" in text
+        assert "Lift 26 of the 52 cards in the deck (4 to 48)" in text
         await pilot.press("left", "left", "up")  # 26 - 2 + 5
-        assert "Lift 29 of 52" in screen_text(app)
+        assert "Lift 29 of the 52" in screen_text(app)
         await pilot.press(*["down"] * 6)  # never below the minimum
-        assert "Lift 4 of 52" in screen_text(app)
+        assert "Lift 4 of the 52" in screen_text(app)
         await pilot.press("up", "up", "right")
-        assert "Lift 15 of 52" in screen_text(app)
+        assert "Lift 15 of the 52" in screen_text(app)
         await pilot.press("enter")
         cut = await anns_cut(app, bob)
         assert cut["position"] == 15 and not cut["random"]

@@ -26,6 +26,11 @@ from .widgets import CribHand, DealsPlayed, HandHelper, PegBoard, PlayPanel, Pla
 if TYPE_CHECKING:
     from .screens import ShowPanel
 
+CUT_WORDS = {  # what each cut is for: the cut dialog's title and note
+    "draw": ("Cut for the first deal", "The lowest card deals."),
+    "cut": ("Cut the pack", "The dealer deals from it."),
+    "starter": ("Cut for the starter", "The top card of the lower part is turned up."),
+}
 PHASE_WORDS = {"draw": "the draw", "cut": "the cut", "discard": "laying away", "starter": "the starter",
                "play": "the play", "show": "the show", "waiting": "between deals", "over": "over"}
 
@@ -250,17 +255,18 @@ class CribbageBoard(Board):
         d = self.display_options
         name = lambda seat: Content.styled(self.shell.names.get(seat, "?"), "bold")  # noqa: E731
         key = lambda k: Content.styled(k, "bold #ffd75f")  # noqa: E731
+        held = f"1-{len(self.query_one(CribHand).shown)}"  # the cards' numbers: only those held
         if "cut" in legal:
-            return Content.styled("Cut the pack.", "bold")
+            return Content.styled(CUT_WORDS.get(phase or "", CUT_WORDS["cut"])[0] + ".", "bold")
         if "discard" in legal:
             count = legal["discard"]["count"]
             chosen = len(self.query_one(CribHand).chosen)
             whose = "your" if view.get("dealer") == me else f"{self.shell.names.get(view.get('dealer'), '?')}'s"
             return Content.assemble((f"Lay away {count} to {whose} crib", "bold"), f" ({chosen} chosen):\n",
-                                    key("1-6"), " or ", key(d.arrows), "+", key("space"), ", then ", key(d.enter),
+                                    key(held), " or ", key(d.arrows), "+", key("space"), ", then ", key(d.enter),
                                     "\n", key("h"), " helper")
         if "play" in legal:
-            return Content.assemble((f"Your turn, count {view.get('count', 0)}.", "bold"), "\nPlay: ", key("1-6"),
+            return Content.assemble((f"Your turn, count {view.get('count', 0)}.", "bold"), "\nPlay: ", key(held),
                                     " or ", key(d.arrows), " then ", key(d.enter))
         if "claim" in legal:
             counting = view.get("counting") or {}
@@ -310,7 +316,8 @@ class CribbageBoard(Board):
             show = None
         if "cut" in self.legal and self._cut is None and not self.pending:
             cut = self.legal["cut"]
-            self._cut = CutScreen(cut["min"], cut["max"])
+            title, note = CUT_WORDS.get(view.get("phase", ""), CUT_WORDS["cut"])
+            self._cut = CutScreen(cut["min"], cut["max"], title, "pack", note)
             self.app.push_screen(self._cut, callback=self._cut_done)
         if self._cut is not None:
             self._cut.set_deadline(self.shell.deadline_ms)  # type: ignore[attr-defined]

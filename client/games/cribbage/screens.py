@@ -24,8 +24,10 @@ def result_rows(result: Mapping[str, Any], sides: list[dict[str, Any]], names: M
     """A game's end: who won, the scores by side, what each loser paid (and whether skunked)."""
     side_names = [" & ".join(names.get(s, "?") for s in side.get("seats", ())) for side in sides]
     winners = " & ".join(names.get(s, "?") for s in result.get("winners", ()))
-    scores = result.get("scores") or []
-    rows = [Content.styled(f"{winners} won game {result.get('game', '?')}", "bold #ffd75f")]
+    target = result.get("target")
+    scores = [min(score, target) if target else score for score in result.get("scores") or []]  # the game hole
+    at = f" at {target}" if target else ""
+    rows = [Content.styled(f"{winners} won game {result.get('game', '?')}{at}", "bold #ffd75f")]
     rows.append(Content.styled(", ".join(f"{name} {score}" for name, score in zip(side_names, scores)), "bold"))
     for loss in result.get("losses") or ():
         multiplier = loss.get("multiplier", 1)
@@ -57,10 +59,29 @@ class ShowPanel(Panel):
             yield Static(self._rows(), id="show-body", markup=False)
 
     def _rows(self) -> Content:
-        rows = [Content.styled("The show", "bold"), *show_rows(self.counted, self.names, display_of(self))]
-        if self.result:
-            rows += [Content(""), *self.result]
-        return Content("\n").join(rows)
+        """The show, each item on a line of its own when that fits the panel, else flowing on; a hint to
+        scroll when even that does not fit (never a count out of sight without a word)."""
+        display = display_of(self)
+        room = self.size.height if self.is_mounted and self.size.height else 17
+        width = self.content_region.width if self.is_mounted and self.content_region.width else 76
+        body: list[Content] = []
+        for compact in (False, True):
+            body = show_rows(self.counted, self.names, display, compact=compact, width=width)
+            if self.result:
+                body += [Content(""), *self.result]
+            if len(body) + 1 <= room:
+                break
+        more = len(body) + 1 > room
+        hint = ("   more below: down or PgDn" if display.ascii else "   more below: ↓ or PgDn") if more else ""
+        title = Content.assemble(("The show", "bold"), (hint, "bold #ffd75f"))
+        return Content("\n").join([title, *body])
+
+    def on_resize(self) -> None:
+        self._refresh_rows()
+
+    def _refresh_rows(self) -> None:
+        if self.is_mounted:
+            self.query_one("#show-body", Static).update(self._rows())
 
     def update(self, show: list[dict[str, Any]], result: list[Content]) -> None:
         """Counts come one event at a time; the panel grows as they do."""
@@ -68,8 +89,7 @@ class ShowPanel(Panel):
         if (counted, result) == (self.counted, self.result):
             return  # nothing new: no repaint
         self.counted, self.result = counted, result
-        if self.is_mounted:
-            self.query_one("#show-body", Static).update(self._rows())
+        self._refresh_rows()
 
     def action_close(self) -> None:
         self.dismiss(None)

@@ -40,8 +40,23 @@ def _glyphs(display: Display) -> tuple[str, str, str, str]:
     return (".", "o", "@", "*") if display.ascii else ("·", "○", "●", "◎")
 
 
-def track_rows(side: Side, colour: str, display: Display, target: int = 121) -> list[Content]:
-    """One side's track: ``ROWS`` rows of holes in fives, the pegs in the side's colour, the game hole last.
+def shown_score(score: int, target: int) -> int:
+    """A side's score as the board shows it: the game hole is the last (no "122" on a 121-hole board)."""
+    return min(score, target)
+
+
+def track_width(target: int = 121) -> int:
+    """The cells of one row of a side's track (its holes in fives, then the game hole)."""
+    holes = HOLES if target > 61 else target - 1
+    per_row = PER_ROW if target > 61 else -(-holes // ROWS)
+    return per_row + (per_row - 1) // GROUP + 2
+
+
+def track_rows(side: Side, colour: str, display: Display, target: int = 121, label: int = LABEL,
+               named: bool = True) -> list[Content]:
+    """One side's track: ``ROWS`` rows of holes in fives, the pegs in the side's colour, the game hole last,
+    after a ``label`` cells wide column: the name and the score (``named``), else the score alone (the
+    name then has a line of its own above the track, :func:`side_rows`).
 
     A 61-point game goes once round the same board (the game hole is then hole 61).
     """
@@ -50,7 +65,8 @@ def track_rows(side: Side, colour: str, display: Display, target: int = 121) -> 
     per_row = PER_ROW if target > 61 else -(-holes // ROWS)
     front, back = min(side.score, holes + 1), min(side.back, holes + 1)
     rows = []
-    labels = [side.name, f"{side.score:>3}", ""]
+    score = f"{shown_score(side.score, target):>3}"
+    labels = [side.name, score, ""] if named else [score, "", ""]
     for r in range(ROWS):
         cells: list[Content] = []
         for i in range(r * per_row + 1, min((r + 1) * per_row, holes) + 1):
@@ -66,8 +82,23 @@ def track_rows(side: Side, colour: str, display: Display, target: int = 121) -> 
             won = front == holes + 1
             cells.append(Content(" "))
             cells.append(Content.styled(front_peg if won else game_hole, f"bold {colour}" if won else "dim"))
-        label = Content.styled(labels[r][:LABEL - 1].ljust(LABEL), f"bold {colour}" if r == 0 else "bold")
-        rows.append(Content.assemble(label, *cells))
+        style = f"bold {colour}" if r == 0 and named else "bold"
+        text = Content.styled(labels[r], style)
+        rows.append(Content.assemble(text.truncate(label - 1, pad=True), " ", *cells))
+    return rows
+
+
+def side_rows(sides: Sequence[Side], display: Display, target: int, width: int) -> list[Content]:
+    """Every side's track. The names go in the column beside the tracks when each fits there; else each side
+    has a line for its name above its track (a name is never cut: "Ada (bot)", "Ann & Cleo")."""
+    label = max(LABEL, width - track_width(target))
+    named = all(len(side.name) <= label - 1 for side in sides)
+    rows: list[Content] = []
+    for i, side in enumerate(sides):
+        colour = SIDE_COLOURS[i % len(SIDE_COLOURS)]
+        if not named:
+            rows.append(Content.styled(side.name, f"bold {colour}"))
+        rows.extend(track_rows(side, colour, display, target, label if named else 4, named))
     return rows
 
 
@@ -88,10 +119,7 @@ class PegBoard(RowsWidget):
         display = display_of(self)
         if not self.sides:
             return [Content.styled("The pegboard: the game has not started.", "dim")]
-        rows: list[Content] = []
-        for i, side in enumerate(self.sides):
-            rows.extend(track_rows(side, SIDE_COLOURS[i % len(SIDE_COLOURS)], display, self.target))
-        return rows
+        return side_rows(self.sides, display, self.target, self.content_region.width or 57)
 
 
 class PlayRows(RowsWidget):
@@ -242,33 +270,41 @@ class HandHelper(RowsWidget):
         return helper_rows(hand, own_crib, display_of(self))
 
 
-def show_rows(show: Sequence[dict[str, Any]], names: dict[int, str], display: Display) -> list[Content]:
-    """The show, item by item as it is called: whose count, its cards and the starter, each item with the
-    cards it counts and the running total ("fifteen two", "a pair is four"), then what it pegs."""
+def show_rows(show: Sequence[dict[str, Any]], names: dict[int, str], display: Display, compact: bool = False,
+              width: int = 72) -> list[Content]:
+    """The show, item by item as it is called: whose count, its cards and the starter and what it pegs, then
+    each item with the cards it counts and the running total ("fifteen two", "a pair is four"). ``compact``:
+    the items of a count flow on as few lines of ``width`` as they take (the show of three counts then fits
+    the board's rows at 80x24)."""
     from engine.games.cribbage.scoring import call
 
     rows: list[Content] = []
     for counted in show:
         whose = names.get(counted.get("seat"), "?")
         title = f"{whose}'s {counted.get('what', 'hand')}"
+        items = counted.get("items")
+        pegs = Content("") if items is None else Content.assemble(
+            ("  pegs ", "dim"), (str(counted.get("points", 0)), "bold #87d787"), (f" (now {counted.get('score', 0)})", "dim"))
         rows.append(Content.assemble((title, "bold"), "  ", display.cards(counted.get("cards") or ()),
                                      (" + ", "dim"), display.card(counted["starter"]) if counted.get("starter")
-                                     else Content("")))
-        items = counted.get("items")
+                                     else Content(""), pegs))
         if items is None:
             rows.append(Content.styled(f"  claimed {counted.get('claimed')}: short, muggins is being decided",
                                        "italic"))
             continue
-        for item in items:
-            rows.append(Content.assemble("  ", (call(item).ljust(28), ""), display.cards(item.get("cards") or ())))
         if not items:
             rows.append(Content.styled("  nineteen (nothing)", "dim"))
+        elif compact:
+            flow = Content(", ").join([Content.assemble(call(item), " ", display.cards(item.get("cards") or ()))
+                                       for item in items])
+            rows.extend(Content.assemble("  ", line) for line in flow.wrap(max(20, width - 2)))
+        else:
+            for item in items:
+                rows.append(Content.assemble("  ", (call(item).ljust(28), ""), display.cards(item.get("cards") or ())))
         taken = counted.get("muggins")
         if taken and taken.get("take"):
             rows.append(Content.styled(f"  muggins: {names.get(taken.get('seat'), '?')} takes {taken['points']}",
                                        "#ff5f5f"))
-        rows.append(Content.assemble(("  pegs ", "dim"), (str(counted.get("points", 0)), "bold #87d787"),
-                                     (f"  (now {counted.get('score', 0)})", "dim")))
     return rows
 
 

@@ -1,4 +1,5 @@
-"""The cutter chooses where to cut the deck, or asks for a random cut."""
+"""The cutter chooses where to cut the pack (the cards actually cut: the whole deck, or what is left of it),
+or asks for a random cut. Every game's boards open it (Down and Back's cut, Cribbage's draw, cut and starter)."""
 
 from __future__ import annotations
 
@@ -14,23 +15,20 @@ from textual.screen import ModalScreen
 from textual.widget import Widget
 from textual.widgets import Footer, Static
 
-from engine.cards import DECK
-
 from ...widgets.basics import Countdown, SteadyScreen, TooSmall
-
-DECK_SIZE = len(DECK)
 
 
 class DeckBar(Widget):
-    """The deck seen edge-on, with the cut marked."""
+    """The pack seen edge-on (one bar a card), with the cut marked."""
 
     position: reactive[int] = reactive(26)
+    cards: reactive[int] = reactive(52)
 
     def render(self) -> RenderResult:
         ascii = getattr(getattr(self.app, "display_options", None), "ascii", False)
         card, mark = ("|", "^") if ascii else ("▌", "▲")
         lifted = Content.styled(card * self.position, "#5f87af")
-        rest = Content.styled(card * (DECK_SIZE - self.position), "#87afd7")
+        rest = Content.styled(card * (self.cards - self.position), "#87afd7")
         pointer = " " * self.position + mark
         return Content.assemble(lifted, rest, "\n", (pointer, "bold #ffd75f"))
 
@@ -41,21 +39,26 @@ class CutScreen(SteadyScreen, ModalScreen[dict[str, Any] | None]):
         Binding("right", "move(1)", "+1", key_display="→", tooltip="lift one card fewer / more"),
         Binding("down", "move(-5)", "-5", key_display="↓", tooltip="lift five cards fewer / more"),
         Binding("up", "move(5)", "+5", key_display="↑", tooltip="lift five cards fewer / more"),
-        Binding("enter", "cut", "Cut here", key_display="⏎", tooltip="cut the deck there"),
+        Binding("enter", "cut", "Cut here", key_display="⏎", tooltip="cut the pack there"),
         Binding("r", "random", "Random cut", tooltip="cut at random"),
     ]
 
-    def __init__(self, low: int, high: int) -> None:
-        """``low``..``high``: the cuts the rules allow (the view's legal entry)."""
+    def __init__(self, low: int, high: int, title: str = "Cut the deck", noun: str = "deck",
+                 note: str = "") -> None:
+        """``low``..``high``: the cuts the rules allow (the view's legal entry: each part keeps at least
+        ``low`` cards, so ``low + high`` cards are cut); ``title`` says what the cut is for, in the game's
+        word for the cards (``noun``), ``note`` what comes of it ("the lowest card deals")."""
         super().__init__()
         self.low, self.high = low, high
+        self.pack = low + high
+        self.title, self.noun, self.note = title, noun, note
         self.position = (low + high) // 2
         self.deadline_ms: int | None = None
 
     def compose(self) -> ComposeResult:
         yield TooSmall()
         with Vertical(classes="dialog", id="cut-dialog"):
-            yield Static(Content.styled("Cut the deck", "bold"), id="cut-title")
+            yield Static(Content.styled(self.title, "bold"), id="cut-title")
             yield Countdown(id="cut-clock", ascii=getattr(getattr(self.app, "display_options", None), "ascii", False))
             yield DeckBar(id="deck")
             yield Static(id="cut-note")
@@ -78,9 +81,11 @@ class CutScreen(SteadyScreen, ModalScreen[dict[str, Any] | None]):
             bar = self.query_one(DeckBar)
         except NoMatches:  # closed before it was mounted (the cut was made for us)
             return
+        bar.cards = self.pack
         bar.position = self.position
         self.query_one("#cut-note", Static).update(Content.assemble(
-            f"Lift {self.position} of {DECK_SIZE} cards ({self.low} to {self.high}).\n",
+            f"Lift {self.position} of the {self.pack} cards in the {self.noun} ({self.low} to {self.high}).\n",
+            (f"{self.note} " if self.note else "", "dim"),
             (f"Each part keeps at least {self.low} cards; r cuts at random.", "dim"),
         ))
 

@@ -110,7 +110,9 @@ def _muggins(event: Mapping[str, Any], seat: int | None) -> list[Part]:
 
 def _game_won(event: Mapping[str, Any], seat: int | None) -> list[Part]:
     winners = event["winners"]
-    scores = " to ".join(str(s) for s in sorted(event["scores"], reverse=True))
+    target = event.get("target")  # (a game won before it was recorded: the scores as they were)
+    shown = [min(s, target) if target else s for s in event["scores"]]  # pegging out is reaching the game hole
+    scores = " to ".join(str(s) for s in sorted(shown, reverse=True))
     won = verb(winners[0], "wins") if len(winners) == 1 else _text("win")  # partners: "alice and carol win"
     parts = _seats(winners) + [_text(" "), won, _text(f" game {event['game']}, {scores}")]
     for loss in event["losses"]:

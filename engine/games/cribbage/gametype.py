@@ -79,7 +79,8 @@ class Cribbage:
         if game.round_no == 0:
             return "Not started"
         names = [" & ".join(game.players[s].name for s in side) for side in game.sides]
-        scores = ", ".join(f"{name} {score}" for name, score in zip(names, game.scores))
+        target = game.settings.target  # a side that pegged out is at the game hole, however many it scored
+        scores = ", ".join(f"{name} {min(score, target)}" for name, score in zip(names, game.scores))
         if not game.in_game and game.result is not None:
             return f"Game {game.game_no} won: {scores}"
         return f"Game {game.game_no}, deal {game.deal_no}: {scores}"

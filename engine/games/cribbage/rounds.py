@@ -52,5 +52,7 @@ def round_outcome(public: Mapping[str, Any], seat: int) -> str:
     won = public["won"]
     if won is not None:
         verb = "won" if seat in won["winners"] else "lost"
-        return f"{verb} game {won['game']} ({'-'.join(map(str, won['scores']))})"
+        target = won.get("target")  # a game won before targets were recorded: its scores as they were
+        scores = [min(s, target) if target else s for s in won["scores"]]
+        return f"{verb} game {won['game']} ({'-'.join(map(str, scores))})"
     return f"game {public['game']}, deal {public['deal']}: {'-'.join(map(str, public['scores']))}"

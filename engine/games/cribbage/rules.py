@@ -664,7 +664,7 @@ class Game:
         self.next_dealer = next(s for s in self.clockwise_from(self.left_of(winners[0]))
                                 if self.side_of(s) in losing and self.scores[self.side_of(s)] == lowest)
         self.result = {"game": self.game_no, "winners": list(winners), "scores": list(self.scores),
-                       "losses": losses, "gains": gains}
+                       "losses": losses, "gains": gains, "target": self.settings.target}
         self.in_game = False
         self.phase = WAITING
         self.turn = None
