@@ -122,6 +122,16 @@ class Board(Vertical):
         """The table's last finished rounds (the server's round records, oldest first), for the scores of
         the rounds played before this screen saw them (we joined, came back, or the client restarted)."""
 
+    # The phases of a round under way (the game view's ``phase``; not those between rounds or after the
+    # game). At the table's first round (``round`` 1) in one of them no round has finished, so the shell asks
+    # no history: this screen sees each round end. Empty: the shell always asks.
+    ROUND_PHASES: ClassVar[frozenset[str]] = frozenset()
+
+    def rounds_before(self, game: Mapping[str, Any]) -> bool:
+        """Whether the table may have finished rounds before ``game`` (the game's view): its history is worth
+        asking for the side panel's scores."""
+        return not (game.get("round") == 1 and game.get("phase") in self.ROUND_PHASES)
+
     @property
     def shell(self) -> "TableScreen":
         """The table screen this board is mounted in (its names, its wording of events)."""

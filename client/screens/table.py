@@ -199,12 +199,15 @@ class TableScreen(SteadyScreen, Screen[None]):
 
     def _ask_scores(self) -> None:
         """Once, when the side panel first shows its sections at a live table with a game: the table's last
-        finished rounds, for the scores of those this screen did not see (asked quietly; none if refused)."""
+        finished rounds, for the scores of those this screen did not see (asked quietly; none if refused;
+        not at all in the table's first round, when none has finished: :meth:`Board.rounds_before`)."""
         board = self.board
         if self._scores_asked or not self.LIVE or board is None or not board.HISTORY_ROUNDS or self.game is None \
                 or not self.app.has_class("-large"):
             return
         self._scores_asked = True
+        if not board.rounds_before(self.game):
+            return  # the table's first round under way: this screen sees every round end from here
 
         async def ask() -> None:
             reply = await self.app.ask(m.History, {"limit": board.HISTORY_ROUNDS}, quiet=True)  # type: ignore[attr-defined]

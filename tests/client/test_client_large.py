@@ -265,20 +265,25 @@ def test_showdown_arrangement_large_snapshot(snap_compare):
     assert snap_compare(make_app(), run_before=feed(SHOWDOWN_VIEW, screen="SplitPanel"), terminal_size=(120, 40))
 
 
-async def rounds_played_at(connect, game: str, rounds: int):
-    """Bob's table of ``game`` with bots, Bob sitting out (the server plays his seat at once) until ``rounds``
-    have finished; then he is back, and the game waits for him (he does not play). Bob, the table's id and
-    its finished rounds (the history, oldest first)."""
-    import asyncio
-
-    bob = connect("Bob")
-    await bob.__aenter__()
+async def bobs_table(bob, game: str) -> str:
+    """Bob's table of ``game``, started with bots (at least two seats a round deals in, Bob's among them):
+    its id. The game waits for Bob, who does not play."""
     seats = 3 if game == "down-and-back" else 2  # a round deals in at least two players who are not away
-    created = await bob.request(m.CreateTable, name="Bob's evening", settings=m.TableSettings(game=game, seats=seats))
-    table_id = created["table_id"]
+    settings = m.TableSettings(game=game, seats=seats)
+    table_id = (await bob.request(m.CreateTable, name="Bob's evening", settings=settings))["table_id"]
     for _ in range(seats - 1):
         await bob.request(m.AddBot)
     await bob.request(m.Start)
+    return table_id
+
+
+async def rounds_played_at(bob, game: str, rounds: int) -> tuple[str, list[dict[str, Any]]]:
+    """Bob's table of ``game``, Bob sitting out (the server plays his seat at once) until ``rounds`` have
+    finished; then he is back, and the game waits for him. The table's id and its finished rounds (the
+    history, oldest first)."""
+    import asyncio
+
+    table_id = await bobs_table(bob, game)
     await bob.request(m.SitOut, away=True)
 
     async def finished() -> list[dict[str, Any]]:
@@ -293,7 +298,25 @@ async def rounds_played_at(connect, game: str, rounds: int):
     await bob.request(m.SitOut, away=False)
     seat = bob.facts[table_id]["seat"]
     await bob.wait_for(lambda: seat in (bob.views.get(table_id, {}).get("to_act") or ()), timeout=20)
-    return bob, table_id, await finished()
+    return table_id, await finished()
+
+
+async def watch(pilot, table_id: str) -> list[Any]:
+    """The app, once connected, watches ``table_id``: the kinds of the requests it asks (``DabApp.ask``)
+    from then on, as they are asked."""
+    app = pilot.app
+    await wait_for(pilot, lambda: app.connection_state == "connected", what="connected")
+    asked: list[Any] = []
+    ask = app.ask
+
+    async def counted(kind, fields, quiet=False):
+        asked.append(kind)
+        return await ask(kind, fields, quiet)
+
+    app.ask = counted  # type: ignore[method-assign]
+    app._send(m.Watch, {"table_id": table_id})
+    await wait_for(pilot, lambda: table_ready(app) and app.table_screen.game is not None, what="the table")
+    return asked
 
 
 @pytest.mark.parametrize("size", [(80, 24), (120, 40)], ids=["80x24", "120x40"])
@@ -301,21 +324,11 @@ async def test_the_rounds_played_before_we_came_are_in_the_side_panel(make_app, 
     """Coming to a table whose game is under way (watching here; as after a reconnection or a restart), a
     large terminal's side panel lists the rounds played before from the table's history; at 80x24, which has
     no side panel, the client asks nothing more."""
-    bob, table_id, history = await rounds_played_at(connect, "down-and-back", 2)
-    try:
+    async with connect("Bob") as bob:
+        table_id, history = await rounds_played_at(bob, "down-and-back", 2)
         app = make_app("Ann")
-        asked: list[Any] = []
         async with app.run_test(size=size) as pilot:
-            await wait_for(pilot, lambda: app.connection_state == "connected", what="connected")
-            ask = app.ask
-
-            async def counted(kind, fields, quiet=False):
-                asked.append(kind)
-                return await ask(kind, fields, quiet)
-
-            app.ask = counted  # type: ignore[method-assign]
-            app._send(m.Watch, {"table_id": table_id})
-            await wait_for(pilot, lambda: table_ready(app) and app.table_screen.game is not None, what="the table")
+            asked = await watch(pilot, table_id)
             board = app.table_screen.board
             played = [record["round"] for record in history][-5:]  # the ledger's rows: the newest five
             if size == (80, 24):
@@ -327,18 +340,31 @@ async def test_the_rounds_played_before_we_came_are_in_the_side_panel(make_app, 
             text = side_panel_text(app)
             for number in played:
                 assert re.search(rf"^\s*{number}  \S", text, re.M), text
-    finally:
-        await bob.__aexit__(None, None, None)
+
+
+@pytest.mark.parametrize("game", list(GAMES))
+async def test_a_table_in_its_first_round_is_asked_no_history(make_app, connect, game):
+    """At a table's first round under way no round has finished, so a large terminal's side panel asks the
+    server nothing (a server with a data dir answers history in a worker process): each round's end is
+    listed as this screen sees it."""
+    async with connect("Bob") as bob:
+        table_id = await bobs_table(bob, game)  # the first round waits for Bob
+        app = make_app("Ann")
+        async with app.run_test(size=(120, 40)) as pilot:
+            asked = await watch(pilot, table_id)
+            await wait_for(pilot, lambda: REFERENCE[game][0] in side_panel_text(app), what="the side panel")
+            await pilot.pause(0.3)
+            game_view = app.table_screen.game
+            assert game_view["round"] == 1 and game_view["phase"] not in ("waiting", "over"), game_view
+            assert m.History not in asked and app.table_screen._scores_asked  # and never will be
 
 
 async def test_cribbage_deals_played_before_we_came_are_in_the_side_panel(make_app, connect):
-    bob, table_id, history = await rounds_played_at(connect, "cribbage", 3)
-    try:
+    async with connect("Bob") as bob:
+        table_id, history = await rounds_played_at(bob, "cribbage", 3)
         app = make_app("Ann")
         async with app.run_test(size=(120, 40)) as pilot:
-            await wait_for(pilot, lambda: app.connection_state == "connected", what="connected")
-            app._send(m.Watch, {"table_id": table_id})
-            await wait_for(pilot, lambda: table_ready(app) and app.table_screen.game is not None, what="the table")
+            await watch(pilot, table_id)
             deals = app.table_screen.board.deals
             finished = {(r["game"], r["deal"]): tuple(r["scores"]) for r in history if r.get("scores")}
             await wait_for(pilot, lambda: all(deals.scores.get(key) == scores for key, scores in finished.items()),
@@ -350,8 +376,6 @@ async def test_cribbage_deals_played_before_we_came_are_in_the_side_panel(make_a
                 before = finished.get((g, d - 1), (0, 0)) if d > 1 else (0, 0)
                 points = [str(a - b) for a, b in zip(finished[(g, d)], before)]
                 assert [str(d), *points] in rows, (g, d, rows)
-    finally:
-        await bob.__aexit__(None, None, None)
 
 
 async def test_the_showdown_arrangement_follows_a_resize_either_way():

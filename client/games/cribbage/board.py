@@ -106,6 +106,7 @@ class CribbageBoard(Board):
         return [ScoringTable(id="scoring"), self.deals]
 
     HISTORY_ROUNDS = 10  # a game's deals, most of them: their points are told from the scores after each
+    ROUND_PHASES = frozenset({"draw", "cut", "discard", "starter", "play", "show"})  # docs/games/cribbage.md 4, phase
 
     def seed_scores(self, rounds: list[dict[str, Any]]) -> None:
         sides = self.view.get("sides") or []

@@ -83,6 +83,7 @@ class DownAndBackBoard(Board):
         return [HandRankings(id="rankings"), self.rounds]
 
     HISTORY_ROUNDS = LEDGER_ROWS
+    ROUND_PHASES = frozenset({"cut", "play", "showdown"})  # docs/games/down-and-back.md 4, phase
 
     def seed_scores(self, rounds: list[dict[str, Any]]) -> None:
         for record in rounds:  # a round record has the result event's fields (docs/games/down-and-back.md 6)
