@@ -1,4 +1,4 @@
-"""Client benchmarks, measured on the real program in a pseudo-terminal at 80x24.
+"""Client benchmarks, measured on the real program in a pseudo-terminal at 80x24 (or ``--size``).
 
 1. Start-up: the median time from spawning ``python -m client`` (a practice
    game: embedded server, table, three bots) to the first painted table, with
@@ -18,9 +18,11 @@ The client reports what it is doing on a side channel (the file descriptor in
 every view received. The benchmark counts the bytes that arrive on the
 terminal between those markers.
 
-    python benchmarks/bench_client.py [--runs 7] [--turns 24] [--tree DIR]
+    python benchmarks/bench_client.py [--runs 7] [--turns 24] [--tree DIR] [--size 120x40]
 
-``--tree`` runs another checkout's client (``compare_commits.py`` measures an
+``--size``: the terminal's, 80x24 unless given (the targets are 80x24's; from
+120x36 up the client draws its larger layout, docs/CLIENT.md "Larger
+terminals"). ``--tree`` runs another checkout's client (``compare_commits.py`` measures an
 earlier commit with this script, so both trees are counted the same way).
 """
 
@@ -53,17 +55,18 @@ BARE_APP = [str(Path(__file__).resolve().parent / "bare_textual.py")]
 
 
 class PtyClient:
-    """``python -m client ARGS`` (or ``python COMMAND``) on a fresh 80x24 pseudo-terminal, with the bench
-    side channel."""
+    """``python -m client ARGS`` (or ``python COMMAND``) on a fresh pseudo-terminal of ``size`` (columns,
+    lines), with the bench side channel."""
 
     def __init__(self, args: list[str], exit_after_paint: bool, tree: Path = ROOT,
-                 command: list[str] | None = None) -> None:
+                 command: list[str] | None = None, size: tuple[int, int] = (COLUMNS, LINES)) -> None:
+        columns, lines = size
         self.master, slave = pty.openpty()
-        fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", LINES, COLUMNS, 0, 0))
+        fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", lines, columns, 0, 0))
         self.marks_r, marks_w = os.pipe()
         self.config = tempfile.TemporaryDirectory()
-        env = dict(os.environ, TERM="xterm-256color", COLORTERM="truecolor", COLUMNS=str(COLUMNS),
-                   LINES=str(LINES), DAB_BENCH_FD=str(marks_w), DAB_CONFIG_DIR=self.config.name,
+        env = dict(os.environ, TERM="xterm-256color", COLORTERM="truecolor", COLUMNS=str(columns),
+                   LINES=str(lines), DAB_BENCH_FD=str(marks_w), DAB_CONFIG_DIR=self.config.name,
                    PYTHONPATH=str(tree) + os.pathsep + os.environ.get("PYTHONPATH", ""))
         env.pop("TEXTUAL", None)
         env.pop("PYTHONDONTWRITEBYTECODE", None)
@@ -123,10 +126,11 @@ class PtyClient:
         self.config.cleanup()
 
 
-def time_to_first_table(tree: Path = ROOT, command: list[str] | None = None) -> tuple[float, float | None]:
+def time_to_first_table(tree: Path = ROOT, command: list[str] | None = None,
+                        size: tuple[int, int] = (COLUMNS, LINES)) -> tuple[float, float | None]:
     """Seconds from the spawn to the first painted table, and the client's CPU seconds by then
     (``None`` from a client whose ``paint`` marker does not say); ``command``: of that program instead."""
-    client = PtyClient(["--bot-delay", "0.5"], exit_after_paint=True, tree=tree, command=command)
+    client = PtyClient(["--bot-delay", "0.5"], exit_after_paint=True, tree=tree, command=command, size=size)
     try:
         deadline = client.started + 30
         while time.perf_counter() < deadline:
@@ -139,7 +143,8 @@ def time_to_first_table(tree: Path = ROOT, command: list[str] | None = None) -> 
         client.close()
 
 
-def bytes_per_opponent_turn(turns: int, bot_delay: float, tree: Path = ROOT) -> tuple[list[int], list[int]]:
+def bytes_per_opponent_turn(turns: int, bot_delay: float, tree: Path = ROOT,
+                            size: tuple[int, int] = (COLUMNS, LINES)) -> tuple[list[int], list[int]]:
     """The bytes written to the terminal for each opponent (bot) turn, and for those among them that
     opened a showdown; at least ``turns`` turns and one showdown-opening turn.
 
@@ -155,7 +160,7 @@ def bytes_per_opponent_turn(turns: int, bot_delay: float, tree: Path = ROOT) -> 
     The benchmark plays our own seat by typing into the terminal as a person
     would (s, then Enter; Enter at the cut and the showdown).
     """
-    client = PtyClient(["--bot-delay", str(bot_delay)], exit_after_paint=False, tree=tree)
+    client = PtyClient(["--bot-delay", str(bot_delay)], exit_after_paint=False, tree=tree, size=size)
     per_turn: list[int] = []
     opening: list[int] = []  # the turns whose discard opened the showdown
     opened = False  # the last view is a discard that opened the showdown
@@ -199,6 +204,18 @@ def bytes_per_opponent_turn(turns: int, bot_delay: float, tree: Path = ROOT) -> 
         client.close()
 
 
+def terminal_size(text: str) -> tuple[int, int]:
+    """``120x40`` -> (120, 40)."""
+    columns, _, lines = text.lower().partition("x")
+    try:
+        size = int(columns), int(lines)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not COLUMNSxLINES: {text!r}") from None
+    if size[0] < 1 or size[1] < 1:
+        raise argparse.ArgumentTypeError(f"not a terminal's size: {text!r}")
+    return size
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--runs", type=int, default=7, help="start-up runs (default 7)")
@@ -206,18 +223,22 @@ def main() -> int:
                                                               "the run goes on to the first showdown)")
     parser.add_argument("--bot-delay", type=float, default=0.25, help="seconds between bot moves (default 0.25)")
     parser.add_argument("--tree", type=Path, default=ROOT, help="the checkout whose client runs (default: this one)")
+    parser.add_argument("--size", type=terminal_size, default=(COLUMNS, LINES),
+                        help=f"the terminal, COLUMNSxLINES (default {COLUMNS}x{LINES}; the targets are for it)")
     args = parser.parse_args()
-    tree = args.tree.resolve()
-    print(f"client of {tree}; load {', '.join(f'{x:.1f}' for x in os.getloadavg())} on {os.cpu_count()} CPUs")
+    tree, size = args.tree.resolve(), args.size
+    targeted = size == (COLUMNS, LINES)  # the bandwidth targets are 80x24's
+    print(f"client of {tree} at {size[0]}x{size[1]}; "
+          f"load {', '.join(f'{x:.1f}' for x in os.getloadavg())} on {os.cpu_count()} CPUs")
 
     median = 0.0
     if args.runs:
-        time_to_first_table(tree)  # not counted: compiles the bytecode, as installing would
-        time_to_first_table(tree, BARE_APP)
+        time_to_first_table(tree, size=size)  # not counted: compiles the bytecode, as installing would
+        time_to_first_table(tree, BARE_APP, size)
         runs, bare = [], []
         for i in range(args.runs):  # alternately first, so a drift of the load weighs on both alike
             for measure in ((runs, None), (bare, BARE_APP))[::1 if i % 2 == 0 else -1]:
-                measure[0].append(time_to_first_table(tree, measure[1]))
+                measure[0].append(time_to_first_table(tree, measure[1], size))
         times = sorted(wall for wall, _ in runs)
         median = statistics.median(times)
         print(f"start-up to first painted table: median {median * 1000:.0f} ms "
@@ -233,16 +254,16 @@ def main() -> int:
               f"the client takes {median / bare_wall:.2f}x its time"
               + (f", {statistics.median(cpu) / bare_cpu:.2f}x its CPU" if cpu else ""))
 
-    per_turn, opening = bytes_per_opponent_turn(args.turns, args.bot_delay, tree)
+    per_turn, opening = bytes_per_opponent_turn(args.turns, args.bot_delay, tree, size)
     median_bytes = statistics.median(per_turn)
     print("per turn:", " ".join(f"{b / 1024:.1f}" for b in per_turn))
-    print(f"bytes written per opponent turn at {COLUMNS}x{LINES}: median {median_bytes / 1024:.2f} KB, "
+    print(f"bytes written per opponent turn at {size[0]}x{size[1]}: median {median_bytes / 1024:.2f} KB, "
           f"max {max(per_turn) / 1024:.2f} KB, mean {sum(per_turn) / len(per_turn) / 1024:.2f} KB "
-          f"over {len(per_turn)} turns (target < 8 KB)")
+          f"over {len(per_turn)} turns{' (target < 8 KB)' if targeted else ''}")
     print(f"bytes written by the showdown-opening turn: {max(opening) / 1024:.2f} KB "
-          f"({len(opening)} seen; target < 10 KB)")
+          f"({len(opening)} seen{'; target < 10 KB' if targeted else ''})")
     print(f"after: load {', '.join(f'{x:.1f}' for x in os.getloadavg())}")
-    ok = median < 0.5 and median_bytes < 8 * 1024 and max(opening) < 10 * 1024
+    ok = median < 0.5 and (not targeted or median_bytes < 8 * 1024 and max(opening) < 10 * 1024)
     return 0 if ok else 1
 
 

@@ -54,6 +54,14 @@ class Bench:
     this_script: bool = False  # run this tree's script against each tree (``--tree``), not each tree's own
 
 
+CLIENT_FIGURES = (
+    Figure("start-up to first paint", r"start-up to first painted table: median (\d+) ms", "ms"),
+    Figure("CPU to first paint", r"CPU time to first painted table: median (\d+) ms", "ms"),
+    Figure("start-up / bare Textual", r"the client takes ([\d.]+)x its time", "x"),
+    Figure("bytes per opponent turn", r"per opponent turn at \d+x\d+: median ([\d.]+) KB", "KB"),
+    Figure("showdown-opening turn", r"the showdown-opening turn: ([\d.]+) KB", "KB"),
+)
+
 BENCHES = (
     Bench("engine", ("benchmarks/bench_engine.py", "--quick"), (
         Figure("best split, 35 ranked", r"rank_splits: 35 scored and sorted, lazy objects\s+([\d.]+) us", "us"),
@@ -63,13 +71,10 @@ BENCHES = (
         Figure("act round trip p50", r"dab-server act -> ok .*?p50\s+([\d.]+) ms", "ms"),
         Figure("act round trip / echo", r"echo p50 at the same request rate = ([\d.]+)x", "x"),
     )),
-    Bench("client", ("benchmarks/bench_client.py", "--runs", "5", "--turns", "6"), (
-        Figure("start-up to first paint", r"start-up to first painted table: median (\d+) ms", "ms"),
-        Figure("CPU to first paint", r"CPU time to first painted table: median (\d+) ms", "ms"),
-        Figure("start-up / bare Textual", r"the client takes ([\d.]+)x its time", "x"),
-        Figure("bytes per opponent turn", r"per opponent turn at \d+x\d+: median ([\d.]+) KB", "KB"),
-        Figure("showdown-opening turn", r"the showdown-opening turn: ([\d.]+) KB", "KB"),
-    ), this_script=True),
+    Bench("client", ("benchmarks/bench_client.py", "--runs", "5", "--turns", "6"), CLIENT_FIGURES, this_script=True),
+    # the same at 120x40, where the client draws its larger layout (large cards, the side panel)
+    Bench("client-large", ("benchmarks/bench_client.py", "--runs", "5", "--turns", "6", "--size", "120x40"),
+          CLIENT_FIGURES, this_script=True),
     Bench("gateways", ("benchmarks/bench_gateways.py", "--only", "web,children,logins"), (
         Figure("tab key -> frame, quiet", r"SUMMARY web_key_frame_quiet_ms=([\d.]+)", "ms"),
         Figure("tab key -> frame, 5 flood", r"web_key_frame_flooded_ms=([\d.]+)", "ms"),
@@ -133,14 +138,14 @@ def main() -> int:
                             samples[tree][label].append(value)
                 for figure in bench.figures:
                     if not samples["base"][figure.label] or not samples["head"][figure.label]:
-                        print(f"{bench.name:<7} {figure.label:<26} not printed by "
+                        print(f"{bench.name:<12} {figure.label:<26} not printed by "
                               f"{'this tree' if not samples['head'][figure.label] else args.base}")
                         continue
                     base = statistics.median(samples["base"][figure.label])
                     new = statistics.median(samples["head"][figure.label])
                     better = new >= base if figure.higher_is_better else new <= base
                     ratio = f"{new / base:5.2f}" if base else "    -"
-                    print(f"{bench.name:<7} {figure.label:<26} {args.base}: {base:9.2f} {figure.unit:<3} "
+                    print(f"{bench.name:<12} {figure.label:<26} {args.base}: {base:9.2f} {figure.unit:<3} "
                           f"this: {new:9.2f} {figure.unit:<3} ratio {ratio}  "
                           f"({'same or better' if better else 'worse'}; medians of {args.rounds})")
         finally:
