@@ -44,6 +44,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(ROOT), str(ROOT / "tests"), str(ROOT / "tests" / "web")]
 
 from protocol import messages as m  # noqa: E402
+from reaping import kin, reap  # noqa: E402
 from scripted import ScriptedClient  # noqa: E402
 from web_helpers import aiohttp, browser, key_to_frame, screen_of, sign_in  # noqa: E402
 
@@ -88,19 +89,22 @@ class Served:
         return [int(pid) for pid in found.split()]
 
     def stop(self) -> None:
-        if self.proc.poll() is None:
-            self.proc.send_signal(signal.SIGTERM)
-            try:
-                self.proc.wait(20)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait()
-        for pid in self.children():  # (a tree that leaks clients: they go with the benchmark)
-            try:
-                os.kill(pid, signal.SIGKILL)
-            except ProcessLookupError:
-                pass
-        self._log.close()
+        """Stop the server; what it leaves behind (an older tree's leaked clients, init's once the server has
+        gone) is killed, and said."""
+        left = kin(self.proc.pid)
+        try:
+            if self.proc.poll() is None:
+                self.proc.send_signal(signal.SIGTERM)
+                try:
+                    self.proc.wait(20)
+                except subprocess.TimeoutExpired:
+                    self.proc.kill()
+                    self.proc.wait()
+        finally:
+            killed = reap(left)
+            self._log.close()
+        if killed:
+            print(f"({len(killed)} processes of the server outlived it: killed)", flush=True)
 
 
 async def pinging(client: ScriptedClient, pings: list[float], stop: asyncio.Event) -> None:

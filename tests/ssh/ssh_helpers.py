@@ -16,6 +16,8 @@ from pathlib import Path
 
 import pytest
 
+from reaping import kin, reap
+
 ROOT = Path(__file__).resolve().parents[2]
 SSH, SSH_KEYGEN, TMUX = shutil.which("ssh"), shutil.which("ssh-keygen"), shutil.which("tmux")
 needs_openssh = pytest.mark.skipif(not (SSH and SSH_KEYGEN and TMUX), reason="needs ssh, ssh-keygen and tmux")
@@ -85,14 +87,19 @@ class Server:
                 *([command] if command else [])]
 
     def stop(self) -> None:
-        if self.proc.poll() is None:
-            self.proc.send_signal(signal.SIGTERM)
-            try:
-                self.proc.wait(15)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait()
-        self._log.close()
+        """Stop the server; whatever it started and left behind (its sessions' clients) is killed with it."""
+        left = kin(self.proc.pid) if self.proc.poll() is None else {}
+        try:
+            if self.proc.poll() is None:
+                self.proc.send_signal(signal.SIGTERM)
+                try:
+                    self.proc.wait(15)
+                except subprocess.TimeoutExpired:
+                    self.proc.kill()
+                    self.proc.wait()
+        finally:
+            reap(left)
+            self._log.close()
 
 
 class Tmux:

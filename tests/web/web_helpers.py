@@ -17,6 +17,8 @@ from urllib.parse import urljoin, urlsplit
 
 import pytest
 
+from reaping import kin, reap
+
 aiohttp = pytest.importorskip("aiohttp")  # (the [web] extra)
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -42,14 +44,30 @@ def start_server(tmp_path: Path, *extra: str, cwd: Path = ROOT) -> tuple[subproc
 
 
 def server_children(proc: subprocess.Popen[bytes]) -> list[int]:
-    """The server's child processes: the tabs' clients."""
+    """The server's child processes that are tabs' clients (its history worker, which a large tab's table
+    screen may start, is left out)."""
     found = subprocess.run(["pgrep", "-P", str(proc.pid)], capture_output=True, text=True).stdout
-    return [int(pid) for pid in found.split()]
+    return [int(pid) for pid in found.split() if not _is_history_worker(int(pid))]
+
+
+def _is_history_worker(pid: int) -> bool:
+    try:
+        return b"server.history_worker" in Path(f"/proc/{pid}/cmdline").read_bytes()
+    except OSError:  # gone
+        return False
 
 
 def stop_server(proc: subprocess.Popen[bytes]) -> None:
-    proc.send_signal(signal.SIGTERM)
-    proc.wait(15)
+    """Stop the server; whatever it started and left behind (its tabs' clients) is killed with it."""
+    left = kin(proc.pid)
+    try:
+        proc.send_signal(signal.SIGTERM)
+        proc.wait(15)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait()
+    finally:
+        reap(left)
 
 
 def screen_text(data: bytes) -> str:
