@@ -196,13 +196,22 @@ class RowsWidget(Widget):
     def build(self) -> list[Content]:
         raise NotImplementedError
 
+    @property
+    def grows_with_rows(self) -> bool:
+        """Is this widget's height its number of rows (``height: auto``)? Then a change in that number
+        needs a layout; a fixed height (a seat panel, the prompt) only a repaint."""
+        height = self.styles.height
+        return height is None or height.is_auto
+
     def changed(self) -> None:
         rows = self.build()
         old, self._rows = self._rows, rows
         if not self.is_mounted:
             return
         if len(old) != len(rows):
-            self.refresh()
+            # A widget as tall as its rows (height: auto, and so its container) must be laid out again:
+            # a repaint alone keeps the height it had (a pegboard stuck at its waiting room's one row).
+            self.refresh(layout=self.grows_with_rows)
             return
         width = self.size.width
         dirty = [_changed_span(a, b, y, width) for y, (a, b) in enumerate(zip(old, rows)) if not a.is_same(b)]

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import pytest
 
-from cribbage_views import after_show, claiming, deciding_muggins, laying_away, mid_play, push, skunked_over
+from cribbage_views import NAMES, after_show, claiming, deciding_muggins, laying_away, mid_play, push, skunked_over
 from protocol import messages as m
 from tui_helpers import screen_name, screen_text, table_ready, wait_for
 
@@ -290,3 +290,47 @@ async def test_a_long_show_fits_80x24_with_the_cribs_count_in_sight_or_a_hint_to
         await pilot.pause()
         text = screen_text(app)
         assert "Bob's crib" in text or "more below" in text
+
+
+def waiting_room() -> m.View:
+    """The table made in the lobby before its game starts: no game view, the two seats gathered."""
+    from cribbage_views import table_map
+
+    return m.View(table_id="t1", table=table_map(0, {"target": 121, "stake": 100}, state="waiting"),
+                  game=None, decision=None, deadline_ms=None)
+
+
+@pytest.mark.parametrize("size", [(80, 24), (120, 40)], ids=["80x24", "120x40"])
+async def test_a_table_made_in_the_lobby_grows_its_pegboard_and_play_when_dealt(size):
+    """Issue 27 item 1: the waiting room's pegboard and play panel are one row each; once dealt, both grow
+    to all their rows (both sides' tracks and scores, the count's cards, the starter, whose crib) without a
+    resize. A rows widget that changed its number of rows repainted without a layout, so their height: auto
+    containers kept the waiting room's one row."""
+    from client.games.cribbage.widgets import PegBoard
+
+    view = mid_play()
+    app = make_app()
+    async with app.run_test(size=size) as pilot:
+        app.receive(waiting_room())
+        await wait_for(pilot, lambda: table_ready(app) and "game has not started" in screen_text(app),
+                       what="the waiting room")
+        await pilot.pause()
+        app.receive(push(view))
+        await wait_for(pilot, lambda: app.table_screen.game is not None, what="the deal")
+        pegboard = app.table_screen.board.query_one(PegBoard)
+        display = Display()
+
+        def dealt(text: str) -> bool:
+            lines = text.splitlines()
+            rows = all(any(line.strip().startswith(NAMES[side["seats"][0]]) and "·" in line for line in lines)
+                       and any(line.strip().startswith(f"{side['score']}") and "·" in line for line in lines)
+                       for side in view["sides"])
+            return rows and f"Count {view['count']}" in text and "Starter" in text and " crib" in text
+
+        text = await wait_for(pilot, lambda: dealt(screen_text(app)) and screen_text(app),
+                              what="both pegboard tracks and the play laid out")
+        assert pegboard.size.height == 6
+        if size == (80, 24):  # (the larger layout draws the count's cards and the starter as cards)
+            assert " ".join(display.card_text(e["card"]) for e in view["series"]) in text
+            assert "Starter " + display.card_text(view["starter"]) in text
+        assert "Bob's crib" in text or "Your crib" in text
