@@ -593,6 +593,12 @@ class DabApp(App[None]):
         self.push_screen(ConfirmScreen("Quit the game? Your seat is kept and played for you until you come back."),
                          callback=done)
 
+    def open_chat(self) -> None:
+        """The chat dialog over what is on top (a panel, a dialog, the game over), when at a table."""
+        from .screens.chat import open_chat
+
+        open_chat(self)
+
     def action_help(self) -> None:
         from .games import BOARDS
         from .screens.help import HelpScreen

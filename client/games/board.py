@@ -36,7 +36,7 @@ from textual.widget import Widget
 from textual.widgets import Static
 
 from ..render import Display
-from ..widgets.basics import LineLog
+from ..widgets.basics import LineLog, on_stack
 from ..widgets.table import SeatState
 
 if TYPE_CHECKING:
@@ -108,6 +108,7 @@ class Board(Vertical):
         self._hidden: list[Widget] = []  # the board's own widgets, hidden while the panel shows
         self._holding = False  # painting is held while a panel moves in (see _hold_painting)
         self._held_screen: TableScreen | None = None  # the table screen whose painting is held (_hold_painting)
+        self._withdrawn: set[int] = set()  # screens closed before they were pushed (see push)
 
     def side_sections(self) -> list[Widget]:
         """The board's sections of the table's side panel, shown above the chat on larger terminals (the
@@ -218,11 +219,12 @@ class Board(Vertical):
     def open_panel(self, panel: Panel, done: Callable[[Any], None] | None = None) -> None:
         """Show ``panel`` in place of the board's table (closing any other panel, without a result);
         ``done`` gets what it is dismissed with. The table stays until the panel is composed
-        (:meth:`show_panel`)."""
+        (:meth:`show_panel`), and while the player types a chat line, until it is sent or left."""
         if self.panel is not None:
             self.close_panel(self.panel)
         self.panel, self._panel_done = panel, done
-        self._hold_painting(batch=False)  # the view that opened it changed the table under it: painted with it
+        if not self.shell.typing:
+            self._hold_painting(batch=False)  # the view that opened it changed the table under it: painted with it
         self.slot.styles.offset = PanelSlot.AWAY
         self.slot.display = True
         self.slot.mount(panel)
@@ -232,9 +234,14 @@ class Board(Vertical):
         has its size): the table hidden, the panel moved into its place and given the keyboard, in one frame.
 
         Textual paints while the widgets' repaints reach the screen one message at a time: the panel's own
-        (it takes the keyboard) painted it twice, and the hand's (it lost the keyboard) once more."""
+        (it takes the keyboard) painted it twice, and the hand's (it lost the keyboard) once more.
+        While the player types a chat line, the panel waits (out of sight) until it is sent or left."""
         if panel is not self.panel or not self.showing:
             return  # closed before it was ready (or the table has gone: we left, a rematch)
+        if self.shell.typing:
+            self._paint_again()  # the line being typed must be painted meanwhile
+            self.shell.when_not_typing(lambda: self.show_panel(panel))
+            return
         self._hold_painting(batch=True)
         self._hidden = [child for child in self.children if child.display and child is not self.slot]
         for child in self._hidden:
@@ -297,15 +304,35 @@ class Board(Vertical):
         for child in self._hidden:
             child.display = True
         self._hidden = []
-        self.focus_default()  # the panel had the keyboard (chat waits while a panel shows: its column is hidden)
+        if not self.shell.typing:  # the panel had the keyboard (a chat line being typed keeps it)
+            self.focus_default()
         self.shell.refresh_bindings()
         if done is not None:
             done(result)
 
+    def push(self, screen: Screen[Any], callback: Callable[[Any], None] | None = None) -> None:
+        """Push one of the game's screens (a decision's dialog, the game over) over the table: now, or once the
+        player has sent or left the chat line they are typing (:meth:`TableScreen.when_not_typing`).
+        :meth:`close` before then means it never opens."""
+        self._withdrawn.discard(id(screen))
+
+        def push_now() -> None:
+            if id(screen) in self._withdrawn or not (self.is_attached and on_stack(self.shell)):
+                self._withdrawn.discard(id(screen))
+                return
+            self.app.push_screen(screen, callback=callback)
+
+        self.shell.when_not_typing(push_now)
+
     def close(self, screen: Screen[Any]) -> None:
-        """Remove ``screen`` (and anything above it) from the stack, without a result."""
+        """Remove ``screen`` (and anything above it) from the stack, without a result; one still waiting
+        to open (:meth:`push`) never opens. A chat dialog open over it is left to finish first."""
         stack = self.app.screen_stack
         if screen not in stack:
+            self._withdrawn.add(id(screen))
+            return
+        if self.shell.typing:
+            self.shell.when_not_typing(lambda: self.close(screen))
             return
         while self.app.screen is not screen:
             self.app.pop_screen()

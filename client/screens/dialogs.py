@@ -14,10 +14,11 @@ from textual.widgets import Button, Input, OptionList, Static
 from textual.widgets.option_list import Option
 
 from ..widgets.basics import TooSmall
+from .chat import CHAT_BINDING, TableChat
 
 
-class ConfirmScreen(ModalScreen[bool]):
-    BINDINGS = [Binding("y", "answer(True)", "Yes"), Binding("n", "answer(False)", "No")]
+class ConfirmScreen(TableChat, ModalScreen[bool]):
+    BINDINGS = [Binding("y", "answer(True)", "Yes"), Binding("n", "answer(False)", "No"), CHAT_BINDING]
 
     def __init__(self, question: str) -> None:
         super().__init__()
@@ -39,14 +40,14 @@ class ConfirmScreen(ModalScreen[bool]):
         self.dismiss(event.button.id == "yes")
 
 
-class MenuScreen(ModalScreen["tuple[Any, str] | None"]):
+class MenuScreen(TableChat, ModalScreen["tuple[Any, str] | None"]):
     """Actions listed with their keys: press the key, or move and press Enter; Escape closes.
 
     Entries are ``(namespace, binding)``; the result is ``(namespace, action)``
     for the caller to run, so the menu can never offer an action the keys lack.
     """
 
-    BINDINGS = [Binding("escape", "close", "Close"), Binding("m", "close", "Close", show=False)]
+    BINDINGS = [Binding("escape", "close", "Close"), Binding("m", "close", "Close", show=False), CHAT_BINDING]
 
     def __init__(self, entries: list[tuple[Any, Binding]], title: str = "Table menu") -> None:
         super().__init__()
@@ -112,10 +113,10 @@ class CodeScreen(ModalScreen[str | None]):
         self.dismiss(None)
 
 
-class LevelScreen(ModalScreen[str | None]):
+class LevelScreen(TableChat, ModalScreen[str | None]):
     """Pick the level of the bot to add: its first letter or Enter on it; Escape adds none."""
 
-    BINDINGS = [Binding("escape", "cancel", "Cancel")]
+    BINDINGS = [Binding("escape", "cancel", "Cancel"), CHAT_BINDING]
 
     def __init__(self, levels: tuple[str, ...], default: str) -> None:
         super().__init__()

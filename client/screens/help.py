@@ -25,6 +25,7 @@ def key_sections(games: Sequence[str]) -> list[tuple[str, list[type[Any]]]]:
     keys come first, as in the footer."""
     from ..app import DabApp
     from .lobby import LobbyScreen
+    from .chat import ChatScreen
     from .table import ChatInput, TableScreen
 
     from .history import HistoryScreen, LeaderboardScreen
@@ -44,7 +45,7 @@ def key_sections(games: Sequence[str]) -> list[tuple[str, list[type[Any]]]]:
     from ..games.down_and_back.gameover import GameOverScreen
 
     sections += [("Game over: the standings and the rematch", [GameOverScreen]),
-                 ("Chatting", [ChatInput]), ("Anywhere", [DabApp])]
+                 ("Chatting (c at the table; over a panel or a dialog, in a dialog)", [ChatInput, ChatScreen]), ("Anywhere", [DabApp])]
     return sections
 
 

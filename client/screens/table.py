@@ -14,7 +14,7 @@ from __future__ import annotations
 from functools import cached_property
 from typing import TYPE_CHECKING, Any, Callable, Mapping, Sequence
 
-from textual import on
+from textual import events, on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
@@ -44,14 +44,29 @@ SIT_OUT = "sit out: played for you, not dealt in; again: back in"
 
 
 class ChatInput(Input):
-    """One line to chat; Enter sends, Escape (not a game action) goes back to the cards."""
+    """One line to chat; Enter sends, Escape (not a game action) goes back to the cards.
+
+    Every key typed here stays here: printable keys are the line's (Textual's Input takes them before any
+    binding), and Tab does not move on to the cards. A line left another way (a click) keeps its text."""
 
     BINDINGS = [Binding("escape", "leave_chat", "Back to cards", show=True,
-                        tooltip="back to the cards (Enter sends the line)")]
+                        tooltip="back to the cards (Enter sends the line)"),
+                Binding("tab", "stay", "Stay", show=False, tooltip="nothing: you stay in the chat line"),
+                Binding("shift+tab", "stay", "Stay", show=False, tooltip="nothing: you stay in the chat line")]
 
     def action_leave_chat(self) -> None:
         self.value = ""
         self.screen.focus_board()  # type: ignore[attr-defined]
+
+    def action_stay(self) -> None:
+        """Tab in the chat line: nothing (the letters typed next would be game keys)."""
+
+    def _on_blur(self, event: events.Blur) -> None:
+        super()._on_blur(event)
+        screen = self.screen
+        if isinstance(screen, TableScreen) and screen.is_current and screen.focused is not self:
+            self.can_focus = False
+            screen.call_later(screen.typing_done)
 
 
 class TableScreen(SteadyScreen, Screen[None]):
@@ -64,17 +79,18 @@ class TableScreen(SteadyScreen, Screen[None]):
                 tooltip="host, before the game: a bot of a level you pick (easy, normal, strong...)"),
         Binding("x", "remove_bot", "Remove bot", tooltip="host, before the game: remove a bot"),
         Binding("g", "start", "Start", tooltip="host: start the game"),
-        Binding("c", "chat", "Chat", tooltip="chat to the table (Escape goes back to the cards)"),
+        # priority: the line takes the keyboard before the keys typed right after c are handed on
+        Binding("c", "chat", "Chat", priority=True, tooltip="chat to the table (Escape goes back to the cards)"),
         Binding("m", "menu", "Menu", tooltip="the table menu: sit out, end the game, leave, quit"),
         Binding("a", "sit_out", "Sit out", show=False, tooltip=SIT_OUT),
         Binding("a", "come_back", "I'm back", tooltip=SIT_OUT),
         Binding("E", "end_game", "End game", show=False, tooltip="host: end the game for everyone (asks first)"),
         Binding("l", "leave", "Leave", show=False, tooltip="leave the table (during a game your seat is kept)"),
-        Binding("n", "app.toggle_bell", "Bell", show=False,
+        Binding("n", "toggle_bell", "Bell", show=False,
                 tooltip="your-turn bell and notification off/on (remembered)"),
         Binding("H", "history", "History", show=False, tooltip="your finished rounds at this table, and their replays"),
     ]
-    MENU = ("end_game", "sit_out", "come_back", "history", "leave", "app.toggle_bell")  # with the app's
+    MENU = ("end_game", "sit_out", "come_back", "history", "leave", "toggle_bell")  # with the app's
 
     view: var[dict[str, Any] | None] = var(None, always_update=True, init=False)
     # Textual repaints the whole screen when the focus moves (~4.5 KB at 80x24); the widgets whose
@@ -99,6 +115,8 @@ class TableScreen(SteadyScreen, Screen[None]):
         self._early: list[Callable[[], None]] = []  # what was shown before the screen was mounted, in order
         self._scores_asked = False  # the table's history, for the side panel's scores (_ask_scores)
         self._display_held = 0  # see hold_display
+        self._after_typing: list[Callable[[], None]] = []  # what waits until the player stops typing
+        self._from_menu = False  # an action chosen in the menu is running (see check_action)
 
     @property
     def display_options(self) -> Display:
@@ -164,7 +182,8 @@ class TableScreen(SteadyScreen, Screen[None]):
             for seat in range(MAX_SEATS):
                 yield SeatPanel(id=f"seat-{seat}")
         side = SidePanel(LineLog(id="chat", placeholder="Chat: press c to talk to the table."),
-                         ChatInput(id="chat-input", placeholder="c: chat", max_length=200), id="side-panel")
+                         ChatInput(id="chat-input", placeholder="c: chat", max_length=200,
+                                   select_on_focus=False), id="side-panel")
         talk = Vertical(LineLog(id="log", placeholder="The table's log appears here."), side, id="talk")
         game = self.game_of(self.view)
         board = board_class(game)
@@ -266,6 +285,37 @@ class TableScreen(SteadyScreen, Screen[None]):
         chat.can_focus = False
         if self.board is not None:
             self.board.focus_default()
+        self.typing_done()
+
+    # ------------------------------------------------------------ typing: nothing takes the keyboard meanwhile
+
+    @property
+    def typing(self) -> bool:
+        """Is the player typing a chat line: the table's (focused), or the chat dialog's (on top)?"""
+        from .chat import ChatScreen
+
+        if not self.is_mounted:
+            return False
+        app = self.app
+        if app.screen_stack and isinstance(app.screen, ChatScreen):
+            return True
+        return self.is_current and self.focused is not None and self.focused.id == "chat-input"
+
+    def when_not_typing(self, show: Callable[[], None]) -> None:
+        """Run ``show`` (a dialog or panel that would take the keyboard) now, or once the player has sent or
+        left the chat line they are typing: letters meant for the chat must never reach a game key."""
+        if self.typing:
+            self._after_typing.append(show)
+        else:
+            show()
+
+    def typing_done(self) -> None:
+        """The chat line was sent or left: open what waited for it (unless typing again already)."""
+        if self.typing or not self.showing:
+            return
+        waiting, self._after_typing = self._after_typing, []
+        for show in waiting:
+            show()
 
     # ------------------------------------------------------------ the view
 
@@ -437,7 +487,18 @@ class TableScreen(SteadyScreen, Screen[None]):
         # A nil seat is a spectator, or the server itself (whose name no player may take).
         who = name if seat is not None or name == SERVER_NAME else f"{name} (watching)"
         line = Content.assemble(Content.styled(who, style), ": ", Content(text))
-        self._show(lambda: self.query_one("#chat", LineLog).write(line))
+        self._show(lambda: self._write_chat(line))
+
+    def _write_chat(self, line: Content) -> None:
+        self.query_one("#chat", LineLog).write(line)
+        for screen in self.app.screen_stack:  # the chat dialog, if open over the table
+            add = getattr(screen, "add_line", None)
+            if add is not None:
+                add(line)
+
+    def chat_lines(self) -> list[Content]:
+        """The table's chat so far (what the chat dialog shows first)."""
+        return list(self.query_one("#chat", LineLog).lines) if self.is_mounted else []
 
     def note(self, text: str, style: str = "#ffaf5f") -> None:
         self._show(lambda: self.query_one("#log", LineLog).write(Content.styled(text, style)))
@@ -478,6 +539,14 @@ class TableScreen(SteadyScreen, Screen[None]):
         return any(m.get("seat") == me and m.get("away") for m in self.table.get("members", ()))
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action in ("chat", "menu"):  # always (over a panel, which hides the chat line, in a dialog)
+            return True
+        if self.board is not None and self.board.panel is not None and not self._from_menu:
+            return False  # a panel has the keyboard: only its keys (and chat, the menu) act
+        return self.table_action_allowed(action)
+
+    def table_action_allowed(self, action: str) -> bool:
+        """Whether the table's ``action`` is possible now (its key, when no panel has the keyboard; the menu)."""
         view = self.view or {}
         table = self.table
         host = self.me is not None and table.get("host_seat") == self.me
@@ -491,8 +560,6 @@ class TableScreen(SteadyScreen, Screen[None]):
             return self.playing and not self.away
         if action == "come_back":
             return self.playing and self.away
-        if action == "chat":  # a panel shown in the board hides the log and chat
-            return self.board is None or self.board.panel is None
         return True
 
     def play(self, action: dict[str, Any]) -> None:
@@ -505,9 +572,15 @@ class TableScreen(SteadyScreen, Screen[None]):
         self._refresh_bindings_if_changed()
 
     def action_chat(self) -> None:
+        """Type in the table's chat line; over a panel (which hides it), in the chat dialog."""
+        if self.board is not None and self.board.panel is not None:
+            from .chat import open_chat
+
+            open_chat(self.app)
+            return
         chat = self.query_one("#chat-input", Input)
         chat.can_focus = True
-        chat.focus()
+        self.set_focus(chat)  # at once (focus() waits a turn): the keys typed right after c are the line's
 
     def action_history(self) -> None:
         from .history import HistoryScreen
@@ -587,14 +660,27 @@ class TableScreen(SteadyScreen, Screen[None]):
 
         def done(choice: tuple[Any, str] | None) -> None:
             if choice is not None:
-                self.call_after_refresh(self.app.run_action, choice[1], choice[0])
+                self.call_after_refresh(self._run_chosen, *choice)
 
         self.app.push_screen(MenuScreen(entries), callback=done)
+
+    async def _run_chosen(self, namespace: Any, action: str) -> None:
+        """Run what the menu chose: also over a panel, whose keyboard lets no table key act."""
+        self._from_menu = True
+        try:
+            await self.app.run_action(action, namespace)
+        finally:
+            self._from_menu = False
+
+    def action_toggle_bell(self) -> None:
+        toggle = getattr(self.app, "action_toggle_bell", None)
+        if toggle is not None:
+            toggle()
 
     def menu_bindings(self) -> list[tuple[Any, Binding]]:
         """The menu's entries that are possible now: this screen's table actions, then the app's."""
         mine = {b.action: b for b in self.BINDINGS if isinstance(b, Binding)}
-        entries: list[tuple[Any, Binding]] = [(self, mine[a]) for a in self.MENU if self.check_action(a, ())]
+        entries: list[tuple[Any, Binding]] = [(self, mine[a]) for a in self.MENU if self.table_action_allowed(a)]
         app = self.app
         for binding in getattr(app, "MENU_BINDINGS", ()):
             if app.check_action(binding.action, ()) is not False:

@@ -319,7 +319,7 @@ class CribbageBoard(Board):
             cut = self.legal["cut"]
             title, note = CUT_WORDS.get(view.get("phase", ""), CUT_WORDS["cut"])
             self._cut = CutScreen(cut["min"], cut["max"], title, "pack", note)
-            self.app.push_screen(self._cut, callback=self._cut_done)
+            self.push(self._cut, self._cut_done)
         if self._cut is not None:
             self._cut.set_deadline(self.shell.deadline_ms)  # type: ignore[attr-defined]
         if show is not None:
@@ -331,7 +331,7 @@ class CribbageBoard(Board):
                 self.close_panel(show)
             self._over = CribbageOverScreen({**view, "chip_history": self.shell.table.get("chip_history")},
                                             self.shell.names)
-            self.app.push_screen(self._over)
+            self.push(self._over)
         elif view.get("result") and view.get("result") != self._shown_result and view.get("phase") == "waiting":
             self._shown_result = view["result"]
             self.open_show()

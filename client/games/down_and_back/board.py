@@ -300,7 +300,7 @@ class DownAndBackBoard(Board):
         if cutting and self._cut is None:
             cut = self.legal["cut"]
             self._cut = CutScreen(cut["min"], cut["max"])
-            self.app.push_screen(self._cut, callback=self._cut_done)
+            self.push(self._cut, self._cut_done)
         if self._cut is not None:
             self._cut.set_deadline(self.shell.deadline_ms)  # type: ignore[attr-defined]
         if splitting and self._split is None:
@@ -312,7 +312,7 @@ class DownAndBackBoard(Board):
             from .gameover import GameOverScreen
 
             self._over = GameOverScreen({**view, "chip_history": self.shell.table.get("chip_history")})
-            self.app.push_screen(self._over)
+            self.push(self._over)
 
     def _cut_done(self, action: dict[str, Any] | None) -> None:
         self._cut = None

@@ -15,6 +15,7 @@ from textual.screen import ModalScreen
 from textual.widget import Widget
 from textual.widgets import Footer, Static
 
+from ...screens.chat import CHAT_BINDING, TableChat
 from ...widgets.basics import Countdown, SteadyScreen, TooSmall
 
 
@@ -33,7 +34,7 @@ class DeckBar(Widget):
         return Content.assemble(lifted, rest, "\n", (pointer, "bold #ffd75f"))
 
 
-class CutScreen(SteadyScreen, ModalScreen[dict[str, Any] | None]):
+class CutScreen(TableChat, SteadyScreen, ModalScreen[dict[str, Any] | None]):
     BINDINGS = [
         Binding("left", "move(-1)", "-1", key_display="←", tooltip="lift one card fewer / more"),
         Binding("right", "move(1)", "+1", key_display="→", tooltip="lift one card fewer / more"),
@@ -41,6 +42,7 @@ class CutScreen(SteadyScreen, ModalScreen[dict[str, Any] | None]):
         Binding("up", "move(5)", "+5", key_display="↑", tooltip="lift five cards fewer / more"),
         Binding("enter", "cut", "Cut here", key_display="⏎", tooltip="cut the pack there"),
         Binding("r", "random", "Random cut", tooltip="cut at random"),
+        CHAT_BINDING,
     ]
 
     def __init__(self, low: int, high: int, title: str = "Cut the deck", noun: str = "deck",

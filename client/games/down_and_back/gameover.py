@@ -15,6 +15,7 @@ from protocol import messages as m
 
 from ...messages import SendRequest
 from ...render import Display, chips
+from ...screens.chat import CHAT_BINDING, TableChat
 from ...widgets.basics import TooSmall, on_stack
 
 BLOCKS = "▁▂▃▄▅▆▇█"
@@ -62,7 +63,7 @@ def standings_content(view: Mapping[str, Any], display: Display) -> Content:
     return Content("\n").join(lines)
 
 
-class GameOverScreen(Screen[None]):
+class GameOverScreen(TableChat, Screen[None]):
     """The standings, and the rematch: the host offers it, each player accepts or declines (``table.rematch``)."""
 
     BINDINGS = [
@@ -70,6 +71,7 @@ class GameOverScreen(Screen[None]):
         Binding("r", "offer_rematch", "Rematch", tooltip="host: offer everyone a rematch, same seats, same settings"),
         Binding("y", "answer_rematch(True)", "Play again", tooltip="accept the rematch offered"),
         Binding("n", "answer_rematch(False)", "No rematch", tooltip="decline the rematch (it is off for everyone)"),
+        CHAT_BINDING,
     ]
 
     def __init__(self, view: Mapping[str, Any]) -> None:
@@ -129,7 +131,7 @@ class GameOverScreen(Screen[None]):
         if action == "answer_rematch":
             answers = (offer or {}).get("waiting", []) + ((offer or {}).get("accepted", []) if not parameters[0] else [])
             return me in answers
-        return True
+        return super().check_action(action, parameters)
 
     def action_lobby(self) -> None:
         self.post_message(SendRequest(m.Leave))

@@ -93,7 +93,7 @@ class SplitPanel(Panel):
         Binding("right", "move(1)", "Move", show=False, tooltip="move along the cards"),
         Binding("up", "row", "Row", show=False, tooltip="move to the other hand"),
         Binding("down", "row", "Row", show=False, tooltip="move to the other hand"),
-        Binding("space", "pick", "Pick/swap", key_display="space",
+        Binding("space", "pick", "Swap", key_display="space",
                 tooltip="pick a card; on another card, swap the two"),
         *[Binding(str(n), f"jump({n})", f"Card {n}", show=False, tooltip="go to that card") for n in range(1, 8)],
         Binding("b", "best", "Best split", tooltip="back to the best split"),

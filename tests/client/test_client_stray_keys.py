@@ -1,0 +1,234 @@
+"""No key does what the player did not mean (issue 27 items 2, 3, 4 and 15), offline at 80x24.
+
+Views are fed as the server sends them. Each test names the item it shows; every one of them failed
+on the main before the fix (a letter typed in chat reached a game key, ``c`` did nothing over a panel,
+the result panel stayed into the next round, keys died after "Terminal too small", the new-table form
+lost its place).
+"""
+
+from __future__ import annotations
+
+import copy
+import string
+from typing import Any
+
+import pytest
+from textual import events
+from textual.keys import _character_to_key
+from textual.binding import Binding
+from textual.widgets import Input
+
+from cribbage_views import after_show, laying_away, push as crib_push
+from protocol import messages as m
+from test_client_snapshots import PLAY_VIEW, RESULT, SHOWDOWN_VIEW, make_app, player
+from tui_helpers import screen_name, screen_text, table_ready, view_push, wait_for
+
+from client.app import DabApp
+from client.games.down_and_back.widgets import HandView
+
+TYPED = "brb, making tea! nice hand: 2 + 3 - 1 = 4; d s a e k r u h v y n b x g l m q 1 8 #@?"
+PRINTABLE = "".join(c for c in string.printable if c.isprintable())  # every key a player can type as text
+
+WAITING = {**PLAY_VIEW, "phase": "waiting", "legal": [], "to_act": [], "turn": None, "step": None,
+           "deadline_ms": None, "hand": SHOWDOWN_VIEW["hand"]}
+CUTTING = {**PLAY_VIEW, "phase": "cut", "round": 4, "hand": [], "legal": [{"kind": "cut", "min": 4, "max": 48}],
+           "turn": None, "step": None, "to_act": [0], "cutter": 0, "round_discards": [], "deadline_ms": 20000}
+NEXT_ROUND = {**PLAY_VIEW, "round": 4, "legal": [], "turn": 1, "step": "draw", "to_act": [1],
+              "hand": ["QH", "9D", "8C", "6S", "5S", "4D", "3H"], "round_discards": []}
+OVER = {**WAITING, "phase": "over", "standings": [{"seat": 0, "name": "Ann", "stack": 1200, "brought": 1000},
+                                                   {"seat": 2, "name": "Bert (bot)", "stack": 800, "brought": 1000}],
+        "table": {**PLAY_VIEW["table"], "state": "finished"}}
+
+
+def away(view: dict[str, Any]) -> dict[str, Any]:
+    """``view`` for Ann sitting out (her seat played for her)."""
+    return {**view, "players": [player(0, "Ann", 970, len(view["hand"]), away=True), *view["players"][1:]]}
+
+
+async def feed(pilot, view: dict[str, Any], events: list[dict[str, Any]] = ()) -> None:  # type: ignore[assignment]
+    app = pilot.app
+    app.receive(view_push("t1", copy.deepcopy(view)))
+    await wait_for(pilot, lambda: table_ready(app) and app.table_screen.game is not None
+                   and app.table_screen.game.get("round") == view["round"]
+                   and app.table_screen.game.get("phase") == view["phase"], what=f"the {view['phase']} view")
+    if events:
+        app.receive(m.Event(table_id="t1", events=tuple(copy.deepcopy(events))))
+    await pilot.pause()
+
+
+def sent(app: DabApp) -> list[tuple[Any, dict[str, Any]]]:
+    return list(app.requests_sent)
+
+
+def chats(app: DabApp) -> list[str]:
+    return [fields["text"] for kind, fields in app.requests_sent if kind is m.Chat]
+
+
+def focused_input(app: DabApp) -> Input | None:
+    focused = app.screen.focused
+    return focused if isinstance(focused, Input) else None
+
+
+async def settled(pilot) -> str:
+    """The screen once it has stopped changing (a panel is painted a few frames after it is shown)."""
+    app = pilot.app
+    last = None
+    for _ in range(200):
+        await pilot.pause()
+        text = screen_text(app)
+        if text == last:
+            return text
+        last = text
+    raise AssertionError(f"the screen never settled\n{last}")
+
+
+async def reach(pilot, state: str) -> str:
+    """Bring the offline app to ``state``; return the name of what is shown on top then."""
+    app = pilot.app
+    if state == "play":
+        await feed(pilot, PLAY_VIEW)
+        return "TableScreen"
+    if state == "reveal":
+        await feed(pilot, WAITING, [RESULT])
+        return await wait_for(pilot, lambda: screen_name(app) == "RevealPanel" and "RevealPanel")
+    if state == "split":
+        await feed(pilot, SHOWDOWN_VIEW)
+        return await wait_for(pilot, lambda: screen_name(app) == "SplitPanel" and "SplitPanel")
+    if state == "cut":
+        await feed(pilot, CUTTING)
+        return await wait_for(pilot, lambda: screen_name(app) == "CutScreen" and "CutScreen")
+    if state == "confirm":
+        await feed(pilot, PLAY_VIEW)
+        await pilot.press("a")  # sit out mid-round: asks first
+        return await wait_for(pilot, lambda: screen_name(app) == "ConfirmScreen" and "ConfirmScreen")
+    if state == "menu":
+        await feed(pilot, PLAY_VIEW)
+        await pilot.press("m")
+        return await wait_for(pilot, lambda: screen_name(app) == "MenuScreen" and "MenuScreen")
+    if state == "game over":
+        await feed(pilot, OVER)
+        return await wait_for(pilot, lambda: screen_name(app) == "GameOverScreen" and "GameOverScreen")
+    if state == "cribbage show":
+        app.receive(crib_push(after_show()))
+        await wait_for(pilot, lambda: table_ready(app), what="the table")
+        await pilot.press("v")
+        return await wait_for(pilot, lambda: screen_name(app) == "ShowPanel" and "ShowPanel")
+    if state == "cribbage laying away":
+        app.receive(crib_push(laying_away()))
+        await wait_for(pilot, lambda: table_ready(app), what="the table")
+        return "TableScreen"
+    raise ValueError(state)
+
+
+STATES = ["play", "reveal", "split", "cut", "confirm", "menu", "game over", "cribbage show", "cribbage laying away"]
+
+
+@pytest.mark.parametrize("state", STATES)
+async def test_c_chats_from_every_table_state_and_typing_reaches_no_game_key(state):
+    """Item 2: ``c`` chats from every table state, every panel and every dialog over the table included
+    (over a panel or a dialog in the chat dialog, which leaves them in view); every printable key typed
+    then is the line's: nothing is sent, nothing opens or closes, until Enter sends the line as chat."""
+    app = make_app(ascii=False)
+    async with app.run_test(size=(80, 24)) as pilot:
+        shown = await reach(pilot, state)
+        before = sent(app)
+        await pilot.press("c")
+        line = await wait_for(pilot, lambda: focused_input(app), what="a chat line with the keyboard")
+        over = state not in ("play", "cribbage laying away")
+        assert (type(app.screen).__name__ == "ChatScreen") == over
+        if over:
+            assert "Chat to the table" in screen_text(app)
+        await pilot.press(*[c if c != " " else "space" for c in PRINTABLE + TYPED])
+        assert line.value == (PRINTABLE + TYPED)[:200]
+        assert sent(app) == before  # not a game action, not a sit out, not a bell: nothing
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: chats(app), what="the line sent")
+        assert chats(app) == [(PRINTABLE + TYPED)[:200].strip()]
+        assert [kind for kind, _ in sent(app)[len(before):]] == [m.Chat]
+        await wait_for(pilot, lambda: screen_name(app) == shown, what=f"back to the {shown}")
+        assert focused_input(app) is None
+
+
+@pytest.mark.parametrize("state", ["play", "reveal", "cut"])
+async def test_keys_typed_right_after_c_are_the_lines(state):
+    """Item 2: "c" and the line in one go (a fast typist, or keys that arrive in one read): no letter goes
+    to the table before the chat line has the keyboard (``h`` toggled the helper, ``r`` cut at random)."""
+    app = make_app(ascii=False)
+    async with app.run_test(size=(80, 24)) as pilot:
+        shown = await reach(pilot, state)
+        text = await settled(pilot)
+        for char in "chi there, brb":  # all queued before the first is handled, as from one read
+            app.post_message(events.Key(_character_to_key(char), char))
+        line = await wait_for(pilot, lambda: focused_input(app), what="the chat line")
+        await wait_for(pilot, lambda: line.value == "hi there, brb", what="every letter in the line")
+        assert sent(app) == []
+        await pilot.press("escape")
+        await wait_for(pilot, lambda: screen_name(app) == shown and screen_text(app) == text, what=f"the {shown} again")
+        assert sent(app) == []
+
+
+# The keys a panel with the keyboard lets through: its own, chat, the menu, help, quit.
+THROUGH = {"c", "m", "f1", "question_mark", "ctrl+q"}
+
+
+def table_keys(app: DabApp) -> list[str]:
+    """Every key bound at the table (the table's, the board's, the app's), each once."""
+    table = app.table_screen
+    keys: list[str] = []
+    for node in (table, table.board, app):
+        for binding in node.BINDINGS:
+            if isinstance(binding, Binding):
+                for key in binding.key.split(","):
+                    if key not in keys:
+                        keys.append(key)
+    return keys
+
+
+@pytest.mark.parametrize("state", ["reveal", "split", "cribbage show"])
+async def test_a_panel_with_the_keyboard_lets_no_table_key_act(state):
+    """Item 2: while a panel has the keyboard, a key that would act on the game or the table (the result
+    panel's ``a`` sat the player out, ``n`` rang the bell off) does nothing: the screen stays as it was and
+    nothing is sent. Every key bound at the table is tried, not only the two reported."""
+    app = make_app(ascii=False)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await reach(pilot, state)
+        panel = app.table_screen.board.panel
+        own = {key for binding in panel.BINDINGS for key in binding.key.split(",")}
+        marker = {"reveal": "Round 3 showdown", "split": "Showdown: arrange", "cribbage show": "The show"}[state]
+        await wait_for(pilot, lambda: marker in screen_text(app), what="the panel painted")
+        before, text, bell = sent(app), await settled(pilot), app.config.bell
+        tried = [key for key in table_keys(app) if key not in own | THROUGH]
+        assert {"a", "n", "l", "E", "H"} <= set(tried)
+        for key in tried:
+            await pilot.press(key)
+            await pilot.pause()
+            assert screen_name(app) == type(panel).__name__, f"{key!r} left the panel"
+            assert app.table_screen.board.panel is panel, f"{key!r} closed the panel"
+            assert sent(app) == before, f"{key!r} sent {sent(app)[len(before):]}"
+            assert screen_text(app) == text, f"{key!r} changed the screen"
+        assert app.config.bell == bell
+
+
+async def test_a_panel_or_a_cut_that_comes_while_typing_waits_for_the_line():
+    """Item 2: the showdown's result (a panel) and the next cut (a dialog) arrive while the player types
+    "brb, making tea": neither takes the keyboard, so no letter reaches them or the table (``a`` sat out,
+    ``r`` cut at random); they open once the line is sent."""
+    app = make_app(ascii=False)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await feed(pilot, {**SHOWDOWN_VIEW, "legal": [], "to_act": [2]})
+        await pilot.press("c")
+        line = await wait_for(pilot, lambda: focused_input(app), what="the chat line")
+        await pilot.press("b", "r", "b")
+        app.receive(m.Event(table_id="t1", events=(copy.deepcopy(RESULT),)))
+        app.receive(view_push("t1", copy.deepcopy(WAITING)))
+        await pilot.pause()
+        await pilot.press(",", "space", "m", "a", "k", "i", "n", "g")
+        app.receive(view_push("t1", copy.deepcopy(CUTTING)))
+        await pilot.pause()
+        await pilot.press("space", "t", "e", "a", "space", "r", "r")
+        assert line.value == "brb, making tea rr" and app.screen.focused is line
+        assert screen_name(app) == "TableScreen"  # neither the result nor the cut took the keyboard
+        assert sent(app) == []
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: screen_name(app) == "CutScreen", what="the cut, once the line is sent")
+        assert [kind for kind, _ in sent(app)] == [m.Chat] and chats(app) == ["brb, making tea rr"]
