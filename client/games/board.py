@@ -48,6 +48,10 @@ class Panel(Vertical, can_focus=True):
     :meth:`dismiss` closes it and hands the result to the board's callback, as a screen's would."""
 
     DEFAULT_CSS = "Panel { height: 1fr; padding: 0 2; }"
+    # A round's result (the showdown's, Cribbage's show): it closes by itself once a view of a later round
+    # than the one it opened in comes, for a player with no decision to close it too (one sitting out).
+    ROUND_RESULT: ClassVar[bool] = False
+    opened_round: Any = None  # the round of the view shown when it opened (see Board.open_panel)
 
     @property
     def board(self) -> Board | None:
@@ -216,6 +220,24 @@ class Board(Vertical):
         else:
             self.focus()
 
+    def round_of(self, game: Mapping[str, Any] | None) -> Any:
+        """The round a view of the game is of (a later one closes a round's result: :attr:`Panel.ROUND_RESULT`)."""
+        return (game or {}).get("round")
+
+    def close_past_results(self, game: Mapping[str, Any] | None) -> None:
+        """Close a round's result panel once a view of a later round has come (the shell calls this for each
+        view, before :meth:`open_screens`): whoever has no decision to close it (a player sitting out, one
+        whose turn is not first) sees the next deal, and their next key acts on it, not on the old result."""
+        panel, now = self.panel, self.round_of(game)
+        if panel is None or not panel.ROUND_RESULT or now is None or panel.opened_round is None:
+            return
+        try:
+            later = now > panel.opened_round
+        except TypeError:
+            later = now != panel.opened_round
+        if later:
+            self.close_panel(panel)
+
     def open_panel(self, panel: Panel, done: Callable[[Any], None] | None = None) -> None:
         """Show ``panel`` in place of the board's table (closing any other panel, without a result);
         ``done`` gets what it is dismissed with. The table stays until the panel is composed
@@ -223,6 +245,7 @@ class Board(Vertical):
         if self.panel is not None:
             self.close_panel(self.panel)
         self.panel, self._panel_done = panel, done
+        panel.opened_round = self.round_of(self.shell.game)
         if not self.shell.typing:
             self._hold_painting(batch=False)  # the view that opened it changed the table under it: painted with it
         self.slot.styles.offset = PanelSlot.AWAY

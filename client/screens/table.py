@@ -348,6 +348,7 @@ class TableScreen(SteadyScreen, Screen[None]):
         self.update_prompt()
         self._refresh_bindings_if_changed()
         if self.LIVE:
+            board.close_past_results(game)
             board.open_screens(game)
             self._ask_scores()
         for screen in self.app.screen_stack:  # screens over the table that show its facts (the game over's rematch)

@@ -232,3 +232,36 @@ async def test_a_panel_or_a_cut_that_comes_while_typing_waits_for_the_line():
         await pilot.press("enter")
         await wait_for(pilot, lambda: screen_name(app) == "CutScreen", what="the cut, once the line is sent")
         assert [kind for kind, _ in sent(app)] == [m.Chat] and chats(app) == ["brb, making tea rr"]
+
+
+async def test_the_result_panel_closes_by_itself_when_the_next_round_comes():
+    """Item 3: a player sitting out (no decision of theirs closes it) sees the showdown's result, and then
+    the next round: the panel closes when its first view comes, and the next key acts on the table (it is
+    not eaten by a panel still up: ``a`` brings the player back)."""
+    app = make_app(ascii=False)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await feed(pilot, away(WAITING), [RESULT])
+        await wait_for(pilot, lambda: screen_name(app) == "RevealPanel", what="the result")
+        await feed(pilot, away(NEXT_ROUND))
+        await wait_for(pilot, lambda: screen_name(app) == "TableScreen", what="the result closed by itself")
+        assert "Round 4" in screen_text(app) and "Round 3 showdown" not in screen_text(app)
+        await pilot.press("a")
+        await wait_for(pilot, lambda: (m.SitOut, {"away": False}) in sent(app), what="the next key acting")
+        await pilot.press("v")  # the last showdown again, on demand: it stays until the round after
+        await wait_for(pilot, lambda: screen_name(app) == "RevealPanel", what="the showdown again")
+        await feed(pilot, {**away(NEXT_ROUND), "turn": 2, "to_act": [2]})
+        assert screen_name(app) == "RevealPanel"
+
+
+async def test_cribbages_show_closes_by_itself_when_the_next_deal_comes():
+    """Item 3, for Cribbage: the show panel goes once the next deal's first view comes."""
+    from cribbage_views import play_until
+
+    app = make_app(ascii=False)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await reach(pilot, "cribbage show")
+        shown = after_show()
+        nxt = play_until(lambda v: v["round"] == shown["round"] + 1 and v["phase"] == "discard")
+        nxt.update(legal=[], to_act=[1])  # Ann has laid away: no decision of hers closes the show
+        app.receive(crib_push(nxt))
+        await wait_for(pilot, lambda: screen_name(app) == "TableScreen", what="the show closed by itself")

@@ -42,7 +42,10 @@ def result_rows(result: Mapping[str, Any], sides: list[dict[str, Any]], names: M
 
 
 class ShowPanel(Panel):
-    """The show of this deal, each count item by item as it is called at the table."""
+    """The show of this deal, each count item by item as it is called at the table (until it is closed,
+    our next decision comes or the next deal does)."""
+
+    ROUND_RESULT = True
 
     BINDINGS = [Binding("enter", "close", "Close", key_display="⏎", tooltip="close the show"),
                 Binding("escape", "close", "Close", show=False, tooltip="close the show"),

@@ -249,7 +249,9 @@ def reveal_content(showdown: Mapping[str, Any], names: Mapping[int, str], me: in
 
 
 class RevealPanel(Panel):
-    """The showdown's result, until it is closed or our next decision comes."""
+    """The showdown's result, until it is closed, our next decision comes or the next round does."""
+
+    ROUND_RESULT = True
 
     BINDINGS = [Binding("enter", "close", "Close", key_display="⏎", tooltip="close the showdown"),
                 Binding("escape", "close", "Close", show=False, tooltip="close the showdown"),
