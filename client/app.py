@@ -29,6 +29,7 @@ from textual.geometry import Size
 from textual.binding import Binding
 from textual.reactive import var
 from textual.screen import Screen
+from textual.widget import Widget
 
 from protocol import messages as m
 
@@ -118,6 +119,7 @@ class DabApp(App[None]):
         Binding("ctrl+q", "quit", "Quit", priority=True, tooltip="quit (asks first during a game: your seat is kept)"),
     ]
     MENU_BINDINGS = (BINDINGS[0], BINDINGS[2])  # what the table menu offers of the app's own keys
+    KEYS_WHEN_SMALL = ("ctrl+q",)  # the only key acted on while the terminal is too small
 
     connection_state: var[str] = var("offline")
 
@@ -158,6 +160,7 @@ class DabApp(App[None]):
         self.alerts: list[str] = []  # "your turn" alerts given (what the tests look at)
         self.deals = DealWatch()  # our client seed for each round, and each round's check (docs/FAIRNESS.md)
         self._early_events: tuple[str, list[dict[str, Any]]] | None = None  # (table, events) before its view
+        self._focus_kept: dict[Screen[Any], Widget | None] = {}  # each screen's focus while too small
 
     @cached_property
     def lobby(self) -> LobbyScreen:
@@ -297,11 +300,45 @@ class DabApp(App[None]):
         self._check_size(event.size)
 
     def _check_size(self, size: Size | None = None) -> None:
+        """Below 80x24 every screen shows only "Terminal too small" (app.tcss hides the rest, and with it
+        the widget that had the keyboard): what had it on each screen gets it back once the terminal is
+        large enough again."""
         width, height = size or self.size
+        small = width < MIN_WIDTH or height < MIN_HEIGHT
+        was_small = self.has_class("-too-small")
+        if small and not was_small:
+            self._focus_kept = {screen: screen.focused for screen in self.screen_stack}
         # (one restyle when both change; none when neither does)
-        self.update_classes({"-too-small": width < MIN_WIDTH or height < MIN_HEIGHT,
+        self.update_classes({"-too-small": small,
                              "-large": is_large(width, height)},  # the boards' and the table's larger layout
                             animate=False)
+        if was_small and not small:
+            kept, self._focus_kept = self._focus_kept, {}
+            for screen in self.screen_stack:
+                self._give_focus_back(screen, kept.get(screen))
+
+    @staticmethod
+    def _give_focus_back(screen: Screen[Any], widget: Widget | None) -> None:
+        """Focus ``widget`` on ``screen`` again if it is still there and may have it, else what the screen
+        focuses first (the table: the board)."""
+        if screen.focused is not None and screen.focused is not widget:
+            return  # something else took the keyboard meanwhile (a panel that opened)
+        if widget is not None and widget.is_attached and widget.screen is screen and widget.allow_focus():
+            screen.set_focus(widget, scroll_visible=False)
+            return
+        focus_board = getattr(screen, "focus_board", None)
+        if focus_board is not None:
+            focus_board()
+        elif screen.AUTO_FOCUS:
+            target = next((w for w in screen.query(screen.AUTO_FOCUS) if w.allow_focus()), None)
+            if target is not None:
+                screen.set_focus(target, scroll_visible=False)
+
+    async def on_event(self, event: events.Event) -> None:
+        """Below 80x24 no key acts but ctrl+q: the player cannot see what a key would do."""
+        if isinstance(event, events.Key) and self.has_class("-too-small") and event.key not in self.KEYS_WHEN_SMALL:
+            return
+        await super().on_event(event)
 
     def table_painted(self, warm_up: Callable[[], None]) -> None:
         """Called once a table screen has painted its first view (and by the startup benchmark);

@@ -64,7 +64,8 @@ class ChatInput(Input):
     def _on_blur(self, event: events.Blur) -> None:
         super()._on_blur(event)
         screen = self.screen
-        if isinstance(screen, TableScreen) and screen.is_current and screen.focused is not self:
+        if (isinstance(screen, TableScreen) and screen.is_current and screen.focused is not self
+                and not self.app.has_class("-too-small")):  # (hidden by a small terminal: it comes back)
             self.can_focus = False
             screen.call_later(screen.typing_done)
 

@@ -265,3 +265,42 @@ async def test_cribbages_show_closes_by_itself_when_the_next_deal_comes():
         nxt.update(legal=[], to_act=[1])  # Ann has laid away: no decision of hers closes the show
         app.receive(crib_push(nxt))
         await wait_for(pilot, lambda: screen_name(app) == "TableScreen", what="the show closed by itself")
+
+
+async def test_keys_work_again_after_the_terminal_was_too_small():
+    """Item 4: shrink below 80x24 (no key acts meanwhile but ctrl+q) and grow back: the keyboard is where it
+    was: on the hand (1 then Enter throws), in the chat line (typing goes on), on a panel (Enter confirms)."""
+    app = make_app(ascii=False)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await feed(pilot, PLAY_VIEW)
+        await pilot.resize_terminal(70, 20)
+        await wait_for(pilot, lambda: "Terminal too small" in screen_text(app), what="too small")
+        await pilot.press("1", "enter", "a", "c")
+        await pilot.pause()
+        assert sent(app) == [] and screen_name(app) == "TableScreen"
+        await pilot.resize_terminal(80, 24)
+        await wait_for(pilot, lambda: "Terminal too small" not in screen_text(app), what="the table again")
+        await pilot.press("1", "enter")
+        await wait_for(pilot, lambda: sent(app), what="the throw")
+        first = app.table_screen.board.query_one(HandView).shown[0]
+        assert sent(app) == [(m.Act, {"action": {"kind": "discard", "card": first}})]
+
+        await feed(pilot, {**PLAY_VIEW, "round": 5})
+        await pilot.press("c", "h", "i")
+        await pilot.resize_terminal(79, 24)
+        await wait_for(pilot, lambda: "Terminal too small" in screen_text(app), what="too small")
+        await pilot.resize_terminal(100, 30)
+        await wait_for(pilot, lambda: "Terminal too small" not in screen_text(app), what="the table again")
+        await pilot.press("space", "a", "l", "l", "enter")
+        await wait_for(pilot, lambda: chats(app), what="the chat line")
+        assert chats(app) == ["hi all"]
+
+        await feed(pilot, {**SHOWDOWN_VIEW, "round": 6})
+        await wait_for(pilot, lambda: screen_name(app) == "SplitPanel", what="the split")
+        await pilot.resize_terminal(80, 23)
+        await wait_for(pilot, lambda: "Terminal too small" in screen_text(app), what="too small")
+        await pilot.resize_terminal(80, 24)
+        await wait_for(pilot, lambda: "Terminal too small" not in screen_text(app), what="the split again")
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: any(f.get("action", {}).get("kind") == "split" for _, f in sent(app)),
+                       what="the split confirmed")
