@@ -431,10 +431,13 @@ class CreateTableScreen(ModalScreen[dict[str, Any] | None]):
 
     @on(Select.Changed, "#game")
     async def _game_chosen(self, event: Select.Changed) -> None:
+        """Another game: its own fields, the name and code kept, and the keyboard still on the game's choice
+        (the form is made again: it went to the first field, so Tab Tab then "2" set another field than meant)."""
         if event.value != self.game and event.value in self.games:
             self._typed = {key: self.query_one(f"#{key}", Input).value for key in ("name", "code")}
             self.game = str(event.value)
             await self.recompose()
+            self.query_one("#game", Select).focus()
 
     def _number(self, widget_id: str, low: int, high: int, what: str) -> int:
         text = self.query_one(f"#{widget_id}", Input).value.strip()

@@ -304,3 +304,23 @@ async def test_keys_work_again_after_the_terminal_was_too_small():
         await pilot.press("enter")
         await wait_for(pilot, lambda: any(f.get("action", {}).get("kind") == "split" for _, f in sent(app)),
                        what="the split confirmed")
+
+
+async def test_the_new_table_form_keeps_the_keyboard_on_the_game_just_chosen():
+    """Item 15: choosing another game makes the form again with that game's fields; the keyboard stays on
+    the game's choice (it went to the name at the top), so Tab goes on to the field after it."""
+    from client.screens.lobby import CreateTableScreen
+
+    app = make_app(ascii=False)
+    async with app.run_test(size=(80, 24)) as pilot:
+        form = CreateTableScreen("Ann")
+        app.push_screen(form)
+        await wait_for(pilot, lambda: app.screen is form and form.query("#game"), what="the form")
+        await pilot.press("tab")  # from the name to the game
+        await wait_for(pilot, lambda: form.focused is not None and form.focused.id == "game", what="on the game")
+        await pilot.press("enter", "down", "enter")  # open the list, Cribbage, choose it
+        await wait_for(pilot, lambda: form.game == "cribbage" and form.query("#stake"), what="Cribbage's fields")
+        await pilot.pause()
+        assert form.focused is not None and form.focused.id == "game"
+        await pilot.press("tab")
+        await wait_for(pilot, lambda: form.focused is not None and form.focused.id == "stake", what="the stake")
