@@ -324,3 +324,26 @@ async def test_the_new_table_form_keeps_the_keyboard_on_the_game_just_chosen():
         assert form.focused is not None and form.focused.id == "game"
         await pilot.press("tab")
         await wait_for(pilot, lambda: form.focused is not None and form.focused.id == "stake", what="the stake")
+
+
+async def test_a_show_never_opens_over_the_decision_that_came_with_it():
+    """Item 2 (found by the evening test): under muggins, a claim's event and then the view asking us whether
+    to take what it missed came together; the show opened a frame later, over that decision, and took the
+    keys meant for it (``n`` let nothing go). The show now waits for ``v``; ``n`` answers."""
+    from cribbage_views import deciding_muggins, play_until
+
+    view = deciding_muggins()
+    claim = next(e for e in play_until(lambda v: any(e.get("kind") == "claim" for e in v["log"]),
+                                       rules={"muggins": True})["log"] if e.get("kind") == "claim")
+    app = make_app(ascii=False)
+    async with app.run_test(size=(80, 24)) as pilot:
+        app.receive(crib_push({**view, "legal": [], "to_act": [1]}))
+        await wait_for(pilot, lambda: table_ready(app), what="the table")
+        app.receive(m.Event(table_id="t1", events=({**claim, "seat": 1, "claimed": 0},)))
+        app.receive(crib_push(view))  # (before the events were drawn)
+        await wait_for(pilot, lambda: "short!" in screen_text(app), what="the muggins decision")
+        await settled(pilot)
+        assert screen_name(app) == "TableScreen" and app.table_screen.board.panel is None
+        await pilot.press("n")
+        await wait_for(pilot, lambda: sent(app), what="the answer")
+        assert sent(app) == [(m.Act, {"action": {"kind": "muggins", "take": False}})]

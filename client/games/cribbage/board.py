@@ -386,8 +386,10 @@ class CribbageBoard(Board):
             self.call_after_refresh(self._open_show_if_shown)
 
     def _open_show_if_shown(self) -> None:
-        """The show, once the events are drawn: unless the table has gone meanwhile (we left, a rematch)."""
-        if self.showing:
+        """The show, once the events are drawn: unless the table has gone meanwhile (we left, a rematch), or
+        a decision of ours has come meanwhile (a claim, muggins: the view after the events, which closes the
+        show; opened over it, the show took the keys meant for the decision). ``v`` shows it all the same."""
+        if self.showing and not self.legal:
             self.open_show()
 
     # ------------------------------------------------------------ keys
