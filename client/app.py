@@ -49,7 +49,7 @@ from .fairness import DealWatch
 from .render import Display, clean_data, plain
 from .screens.table import TableScreen
 from .session import CLOSED, CONNECTED, RECONNECTING, Session, Status
-from .widgets.basics import MIN_HEIGHT, MIN_WIDTH, is_large
+from .widgets.basics import MIN_HEIGHT, MIN_WIDTH, TooSmall, is_large
 
 if TYPE_CHECKING:
     from .screens.lobby import LobbyScreen
@@ -161,6 +161,7 @@ class DabApp(App[None]):
         self.deals = DealWatch()  # our client seed for each round, and each round's check (docs/FAIRNESS.md)
         self._early_events: tuple[str, list[dict[str, Any]]] | None = None  # (table, events) before its view
         self._focus_kept: dict[Screen[Any], Widget | None] = {}  # each screen's focus while too small
+        self.keys_ignored = 0  # keys pressed while the terminal is too small (the notice counts them)
 
     @cached_property
     def lobby(self) -> LobbyScreen:
@@ -313,6 +314,7 @@ class DabApp(App[None]):
                              "-large": is_large(width, height)},  # the boards' and the table's larger layout
                             animate=False)
         if was_small and not small:
+            self.keys_ignored = 0
             kept, self._focus_kept = self._focus_kept, {}
             for screen in self.screen_stack:
                 self._give_focus_back(screen, kept.get(screen))
@@ -337,6 +339,9 @@ class DabApp(App[None]):
     async def on_event(self, event: events.Event) -> None:
         """Below 80x24 no key acts but ctrl+q: the player cannot see what a key would do."""
         if isinstance(event, events.Key) and self.has_class("-too-small") and event.key not in self.KEYS_WHEN_SMALL:
+            self.keys_ignored += 1  # the notice says so: a player wondering why nothing happens is told
+            for notice in self.screen.query(TooSmall):
+                notice.refresh()
             return
         await super().on_event(event)
 

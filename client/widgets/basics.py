@@ -100,9 +100,11 @@ class TooSmall(Widget):
 
     def render(self) -> RenderResult:
         width, height = self.app.size
+        ignored = getattr(self.app, "keys_ignored", 0)  # keys pressed meanwhile: they did nothing
         return Content.assemble(
             ("Terminal too small", "bold"),
             f"\n{width}x{height}: Down and Back needs at least {MIN_WIDTH}x{MIN_HEIGHT}.\nMake the window larger.",
+            (f"\n\nKeys do nothing until then ({ignored} ignored); ctrl+q quits." if ignored else "", "dim"),
         )
 
 

@@ -276,7 +276,7 @@ async def test_keys_work_again_after_the_terminal_was_too_small():
         await pilot.resize_terminal(70, 20)
         await wait_for(pilot, lambda: "Terminal too small" in screen_text(app), what="too small")
         await pilot.press("1", "enter", "a", "c")
-        await pilot.pause()
+        await wait_for(pilot, lambda: "Keys do nothing until then (4 ignored)" in screen_text(app), what="said so")
         assert sent(app) == [] and screen_name(app) == "TableScreen"
         await pilot.resize_terminal(80, 24)
         await wait_for(pilot, lambda: "Terminal too small" not in screen_text(app), what="the table again")
