@@ -40,6 +40,8 @@ from ..widgets.basics import LineLog, on_stack
 from ..widgets.table import SeatState
 
 if TYPE_CHECKING:
+    from textual.await_remove import AwaitRemove
+
     from ..screens.table import TableScreen
 
 
@@ -113,6 +115,7 @@ class Board(Vertical):
         self._holding = False  # painting is held while a panel moves in (see _hold_painting)
         self._held_screen: TableScreen | None = None  # the table screen whose painting is held (_hold_painting)
         self._withdrawn: set[int] = set()  # screens closed before they were pushed (see push)
+        self._removing: AwaitRemove | None = None  # the removal of the panel closed last (see open_panel)
 
     def side_sections(self) -> list[Widget]:
         """The board's sections of the table's side panel, shown above the chat on larger terminals (the
@@ -250,6 +253,19 @@ class Board(Vertical):
             self._hold_painting(batch=False)  # the view that opened it changed the table under it: painted with it
         self.slot.styles.offset = PanelSlot.AWAY
         self.slot.display = True
+        going = [child for child in self.slot.children if child.id is not None and child.id == panel.id]
+        if going and self._removing is not None:
+            # The last panel of this kind (the previous round's result, closed by the next round's view)
+            # is still being removed: two widgets may not share an id, so this one is mounted after it.
+            removing = self._removing
+
+            async def mount_later() -> None:
+                await removing
+                if panel is self.panel and self.is_attached:
+                    self.slot.mount(panel)
+
+            self.call_later(mount_later)
+            return
         self.slot.mount(panel)
 
     def show_panel(self, panel: Panel) -> None:
@@ -323,7 +339,7 @@ class Board(Vertical):
         self.shown_panel = None
         self._paint_again()
         self.slot.display = False  # at once: the panel's removal ends later
-        panel.remove()
+        self._removing = panel.remove()
         for child in self._hidden:
             child.display = True
         self._hidden = []

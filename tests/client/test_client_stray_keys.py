@@ -253,6 +253,27 @@ async def test_the_result_panel_closes_by_itself_when_the_next_round_comes():
         assert screen_name(app) == "RevealPanel"
 
 
+@pytest.mark.parametrize("between", ["nothing", "the next round"])
+async def test_a_result_right_after_another_replaces_it(between):
+    """Item 3: a result panel closed (by the next one, or by the next round's view) is removed a little
+    later; a result arriving meanwhile (a sat-out player's fast rounds, a busy client) replaces it: the
+    new panel, once the old one has gone, shows with the keyboard (the client failed: two widgets "reveal")."""
+    app = make_app(ascii=False)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await feed(pilot, away(WAITING))
+        later = {**RESULT, "round": 4}
+        app.receive(m.Event(table_id="t1", events=(copy.deepcopy(RESULT),)))
+        if between == "the next round":
+            app.receive(view_push("t1", copy.deepcopy(away(NEXT_ROUND))))
+        app.receive(m.Event(table_id="t1", events=(copy.deepcopy(later),)))
+        await wait_for(pilot, lambda: screen_name(app) == "RevealPanel", what="the last result")
+        await settled(pilot)
+        assert screen_name(app) == "RevealPanel" and len(app.table_screen.board.query("RevealPanel")) == 1
+        assert "Round 4 showdown" in screen_text(app) and "Round 3 showdown" not in screen_text(app)
+        await pilot.press("escape")
+        await wait_for(pilot, lambda: screen_name(app) == "TableScreen", what="the result closed")
+
+
 async def test_cribbages_show_closes_by_itself_when_the_next_deal_comes():
     """Item 3, for Cribbage: the show panel goes once the next deal's first view comes."""
     from cribbage_views import play_until
