@@ -600,3 +600,103 @@ def play_until(players: Iterable[Terminal], game: str, until: Callable[[], objec
             raise AssertionError(f"timed out playing until {what}\n" + "\n".join(p.dump() for p in players))
         if not decided:
             time.sleep(0.02)  # polling the screens: nothing to decide yet
+
+
+# ---------------------------------------------------------------------------- checks other work adds to the evening
+
+
+STEPS = ("lobby", "waiting room", "playing", "result", "sitting out", "reconnected", "rejoined", "game over",
+         "rematch", "history")
+"""The evening's checkpoints, in the order each game's evening passes them (``test_e2e_evening.py``):
+
+- ``lobby``: Ann and Bob in the lobby, before any table; ``waiting room``: Ann's table made in the lobby's
+  form, Bob joined from the lobby, no bot yet, not started; ``playing``: the game started, Ann has a decision
+  (Down and Back: her turn to draw; Cribbage: laying away); ``result``: ``who`` has the round's result in view
+  (Down and Back: Ann, the last showdown's panel; Cribbage: the first to claim, the show) while the other
+  decides; ``sitting out``: Ann sits out, both screens say so; ``reconnected``: Bob's connection was cut and his
+  client came back by itself; ``rejoined``: Bob left for the lobby and came back to his seat; ``game over``:
+  Ann ended the game, both read the standings; ``rematch``: the rematch's first round on both screens;
+  ``history``: Ann in the lobby's history (her rows, the first round under the cursor).
+"""
+
+
+class Evening:
+    """What a check is handed: the server, the game, the terminal size, the players' terminals by name
+    (``ann`` hosts, ``bob`` joined; a bot sits third), the step, and ``who`` the step is about (``result``)."""
+
+    def __init__(self, server: EveningServer, game: str, size: tuple[int, int], ann: Terminal, bob: Terminal) -> None:
+        self.server, self.game, self.size = server, game, size
+        self.ann, self.bob = ann, bob
+        self.step = ""
+        self.who: Terminal | None = None
+        self.reached: list[str] = []  # the steps passed so far
+
+    @property
+    def players(self) -> tuple[Terminal, Terminal]:
+        return self.ann, self.bob
+
+
+Check = Callable[[Evening], None]
+CHECKS: dict[str, list[Check]] = {step: [] for step in STEPS}
+_loaded = False
+
+
+def at(*steps: str, games: Iterable[str] = ("down-and-back", "cribbage")) -> Callable[[Check], Check]:
+    """Register a check to run at each of ``steps`` (of :data:`STEPS`) in the evenings of ``games``:
+
+        # tests/e2e/evening_checks_<yours>.py (found and imported by the evening test)
+        from evening_helpers import Evening, at
+
+        @at("waiting room", "playing")
+        def the_table_id_is_shown(evening: Evening) -> None:
+            evening.ann.wait_for("t1")
+
+    A check reads the screens (wait on them: ``wait_for``, never a sleep) and may press keys, as long as it
+    leaves each player where it found them (a check must not play a card or close a panel)."""
+    games = tuple(games)
+    unknown = [step for step in steps if step not in STEPS]
+    if unknown or not steps:
+        raise ValueError(f"unknown evening steps {unknown}: the steps are {STEPS}")
+
+    def register(check: Check) -> Check:
+        for step in steps:
+            CHECKS[step].append(_for_games(check, games))
+        return check
+
+    return register
+
+
+def _for_games(check: Check, games: tuple[str, ...]) -> Check:
+    def run(evening: Evening) -> None:
+        if evening.game in games:
+            check(evening)
+
+    run.__name__ = check.__name__
+    return run
+
+
+def load_checks() -> None:
+    """Import every ``evening_checks_*.py`` beside this file (each registers its checks with :func:`at`)."""
+    global _loaded
+    if _loaded:
+        return
+    _loaded = True
+    import importlib
+
+    for path in sorted(Path(__file__).parent.glob("evening_checks_*.py")):
+        importlib.import_module(path.stem)
+
+
+def checkpoint(evening: Evening, step: str, who: Terminal | None = None) -> None:
+    """The evening has reached ``step``: run every check registered for it (failing with every screen)."""
+    load_checks()
+    if step not in STEPS:
+        raise ValueError(f"unknown evening step {step!r}")
+    evening.step, evening.who = step, who
+    evening.reached.append(step)
+    for check in CHECKS[step]:
+        try:
+            check(evening)
+        except AssertionError as exc:
+            raise AssertionError(f"{evening.game} at {evening.size[0]}x{evening.size[1]}, step {step!r}, "
+                                 f"check {check.__name__}: {exc}") from None

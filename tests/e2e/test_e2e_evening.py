@@ -19,7 +19,7 @@ import time
 
 import pytest
 
-from evening_helpers import EveningServer, Terminal, decide, play_until
+from evening_helpers import STEPS, Evening, EveningServer, Terminal, checkpoint, play_until
 
 SIZES = [(80, 24), (120, 40)]
 SIZE_IDS = ["80x24", "120x40"]
@@ -96,10 +96,14 @@ def join_from_lobby(player: Terminal, table_name: str) -> None:
     player.wait_for(lambda text: table_of(player))
 
 
-def gather(server: EveningServer, size: tuple[int, int], game: str, **rules: bool) -> tuple[Terminal, Terminal]:
+def gather(server: EveningServer, size: tuple[int, int], game: str, **rules: bool) -> Evening:
     """Ann makes a table of three in the lobby's form, Bob joins it from the lobby, they say hello, Ann adds
     a bot and starts."""
     ann, bob = server.client("Ann", size), server.client("Bob", size)
+    evening = Evening(server, game, size, ann, bob)
+    for player in (ann, bob):
+        player.wait_for("lobby")
+    checkpoint(evening, "lobby")
     create_table(ann, game, seats=3, **rules)
     ann.wait_for("Ann's table")
     join_from_lobby(bob, "Ann's table")
@@ -107,10 +111,11 @@ def gather(server: EveningServer, size: tuple[int, int], game: str, **rules: boo
     ann.wait_for("2 Bob")
     chat(bob, "hello all")  # the waiting room
     hears(ann, "Bob", "hello all")
+    checkpoint(evening, "waiting room")
     ann.press("b")
     ann.wait_for("(bot)")
     ann.press("g")
-    return ann, bob
+    return evening
 
 
 def at_the_table(player: Terminal) -> bool:
@@ -129,11 +134,13 @@ def too_small_and_back(player: Terminal, size: tuple[int, int], keys: tuple[str,
     player.wait_for(lambda text: "Ann's table" in text and "Terminal too small" not in text)
 
 
-def drop_and_leave(ann: Terminal, bob: Terminal, game: str) -> None:
+def drop_and_leave(evening: Evening) -> None:
     """Bob's connection drops (his client comes back by itself, to his seat); then he leaves, asked first,
     and comes back from the lobby to the seat kept for him."""
+    ann, bob, game = evening.ann, evening.bob, evening.game
     bob.cut_connection()
     bob.wait_for("Reconnected")
+    checkpoint(evening, "reconnected", bob)
     play_until([ann, bob], game, lambda: at_the_table(bob), what="Bob at the table")
     bob.press("l")
     bob.wait_for("Leave the table?")
@@ -141,10 +148,12 @@ def drop_and_leave(ann: Terminal, bob: Terminal, game: str) -> None:
     bob.wait_for("lobby")
     join_from_lobby(bob, "Ann's table")
     bob.wait_for("2 Bob")
+    checkpoint(evening, "rejoined", bob)
 
 
-def game_over_and_rematch(ann: Terminal, bob: Terminal, game: str, first_round: str) -> None:
+def game_over_and_rematch(evening: Evening, first_round: str) -> None:
     """The host ends the game (asked first): both read the standings, chat from there, play a rematch."""
+    ann, bob, game = evening.ann, evening.bob, evening.game
     play_until([ann, bob], game, lambda: at_the_table(ann), what="Ann at the table")
     ann.press("E")
     ann.wait_for("End the game for everyone?")
@@ -152,6 +161,7 @@ def game_over_and_rematch(ann: Terminal, bob: Terminal, game: str, first_round: 
     for player in (ann, bob):
         over = player.wait_for("Game over")
         assert "Ann" in over and "Bob" in over and "(bot)" in over, over
+    checkpoint(evening, "game over")
     chat(ann, "gg all", over=True)
     bob.press("c")
     bob.wait_for("Ann: gg all")  # the chat dialog shows the table's recent chat
@@ -162,10 +172,12 @@ def game_over_and_rematch(ann: Terminal, bob: Terminal, game: str, first_round: 
     bob.press("y")
     for player in (ann, bob):
         player.wait_for(lambda text: first_round in text.splitlines()[0] and "Game over" not in text)
+    checkpoint(evening, "rematch")
 
 
-def history_and_replay(ann: Terminal, game: str, title: str) -> None:
+def history_and_replay(evening: Evening, title: str) -> None:
     """Ann leaves for the lobby, opens her history and a round's replay, and steps it once."""
+    ann, game = evening.ann, evening.game
     play_until([ann], game, lambda: at_the_table(ann), what="Ann at the table")
     ann.press("l")
     ann.wait_for("Leave the table?")
@@ -178,6 +190,7 @@ def history_and_replay(ann: Terminal, game: str, title: str) -> None:
     if not ann.highlighted(re.search(rf"{title}\s+1\s.*", history).group(0)):
         ann.press("down")  # to the first round: a round played to its end
         ann.wait_highlighted(re.search(rf"{title}\s+1\s.*", history).group(0))
+    checkpoint(evening, "history", ann)
     ann.press("enter")
     replay = ann.wait_for("Previous")  # the replay's footer: → Next ← Previous
     ann.press("right")
@@ -190,8 +203,10 @@ def history_and_replay(ann: Terminal, game: str, title: str) -> None:
 def test_an_evening_of_down_and_back(tmp_path, size):
     game = "down-and-back"
     with EveningServer(tmp_path / "server", round_pause=1.0) as server:
-        ann, bob = gather(server, size, game)
+        evening = gather(server, size, game)
+        ann, bob = evening.players
         play_until([ann, bob], game, lambda: "s take from stock" in ann.text(), what="Ann's turn")
+        checkpoint(evening, "playing", ann)
 
         # Her turn: typing in chat takes no card (s, d, 1 and Enter are the line's).
         chat(ann, "sd1 nice")
@@ -221,6 +236,7 @@ def test_an_evening_of_down_and_back(tmp_path, size):
         ann.wait_for("Round 1 showdown")
         chat(ann, "gg so far", over=True)
         hears(bob, "Ann", "gg so far")
+        checkpoint(evening, "result", ann)
         screen = ann.wait_for("Round 1 showdown")
         assert "sitting out" not in screen and "bell" not in screen.lower()
         ann.press("escape")
@@ -236,15 +252,17 @@ def test_an_evening_of_down_and_back(tmp_path, size):
         ann.press("y")
         ann.wait_for("You are sitting out")
         bob.wait_for("sitting out")
+        checkpoint(evening, "sitting out", ann)
         ann.press("a")
         ann.wait_gone("You are sitting out")
         bob.wait_gone("sitting out")
 
         too_small_and_back(ann, size, ("s", "a", "l"))
         assert "You are sitting out" not in ann.text()  # a (sit out) acted on nothing
-        drop_and_leave(ann, bob, game)
-        game_over_and_rematch(ann, bob, game, "Round 1")
-        history_and_replay(ann, game, "Down and Back")
+        drop_and_leave(evening)
+        game_over_and_rematch(evening, "Round 1")
+        history_and_replay(evening, "Down and Back")
+        assert evening.reached == list(STEPS)
 
 
 TRACK = r"[·○●.o@]{5} "  # five holes of a pegboard track (unicode or ASCII), pegs included
@@ -281,8 +299,10 @@ def count_row(player: Terminal, size: tuple[int, int]) -> str | None:
 def test_an_evening_of_cribbage(tmp_path, size):
     game = "cribbage"
     with EveningServer(tmp_path / "server", round_pause=1.0) as server:
-        ann, bob = gather(server, size, game, muggins=True)
+        evening = gather(server, size, game, muggins=True)
+        ann, bob = evening.players
         play_until([ann, bob], game, lambda: "Lay away 1 to" in ann.text(), what="Ann laying away")
+        checkpoint(evening, "playing", ann)
 
         # Laying away: typing in chat lays nothing away (1, 2, space and Enter are the line's).
         chat(ann, "12 lay 1 away")
@@ -321,6 +341,8 @@ def test_an_evening_of_cribbage(tmp_path, size):
         second = bob if first is ann else ann
         chat(first, "counting", over=True)
         assert showing_the_show(first), first.dump()
+        checkpoint(evening, "result", first)
+        assert showing_the_show(first), first.dump()
         hears(second, first.name, "counting", since=mark[second.name])
         play_until([ann, bob], game, lambda: ann.seen(re.compile(r"\bpegs \d+"), mark["Ann"])
                    and bob.seen(re.compile(r"\bpegs \d+"), mark["Bob"]), what="the show counted on both screens")
@@ -339,12 +361,44 @@ def test_an_evening_of_cribbage(tmp_path, size):
             ann.press("y")
         ann.wait_for("You are sitting out")
         bob.wait_for("sitting out")
+        checkpoint(evening, "sitting out", ann)
         ann.press("a")
         ann.wait_gone("You are sitting out")
         bob.wait_gone("sitting out")
 
         too_small_and_back(ann, size, ("1", "a", "l"))
         assert "You are sitting out" not in ann.text()
-        drop_and_leave(ann, bob, game)
-        game_over_and_rematch(ann, bob, game, "deal 1")
-        history_and_replay(ann, game, "Cribbage")
+        drop_and_leave(evening)
+        game_over_and_rematch(evening, "deal 1")
+        history_and_replay(evening, "Cribbage")
+        assert evening.reached == list(STEPS)
+
+
+def test_the_evenings_checks_run_at_their_steps_and_say_where_they_failed(monkeypatch):
+    """The harness's hook (for other work's checks): a check runs at the steps it registered for, in the
+    games it names, and a failing one says the game, the size, the step and its name; unknown steps are refused."""
+    import evening_helpers
+
+    evening_helpers.load_checks()  # (the real ones, then set aside for this test)
+    monkeypatch.setattr(evening_helpers, "CHECKS", {step: [] for step in STEPS})
+    ran: list[tuple[str, str]] = []
+
+    @evening_helpers.at("lobby", "history")
+    def noted(evening: Evening) -> None:
+        ran.append((evening.game, evening.step))
+
+    @evening_helpers.at("result", games=("cribbage",))
+    def fails(evening: Evening) -> None:
+        assert evening.who is None, "the result's player"
+
+    evening = Evening(None, "down-and-back", (80, 24), None, None)  # type: ignore[arg-type]
+    for step in STEPS:
+        checkpoint(evening, step, who="Ann" if step == "result" else None)  # type: ignore[arg-type]
+    assert ran == [("down-and-back", "lobby"), ("down-and-back", "history")]
+    assert evening.reached == list(STEPS)
+    cribbage = Evening(None, "cribbage", (120, 40), None, None)  # type: ignore[arg-type]
+    checkpoint(cribbage, "lobby")
+    with pytest.raises(AssertionError, match=r"cribbage at 120x40, step 'result', check fails: the result's player"):
+        checkpoint(cribbage, "result", who="Bob")  # type: ignore[arg-type]
+    with pytest.raises(ValueError):
+        evening_helpers.at("lunch")
