@@ -124,6 +124,32 @@ def at_the_table(player: Terminal) -> bool:
     return table_of(player) and not any(sign in text for sign in ("Cut here", "Showdown: arrange", "Close"))
 
 
+def sit_out_and_back(evening: Evening, asked: bool | None) -> None:
+    """Ann sits out (mid-round she is asked first: she chats from the question, then says yes) and comes
+    back (the menu's ``a``); Bob's screen says so both times. ``asked``: whether she must be asked (``None``:
+    either)."""
+    ann, bob = evening.players
+    ann.press("a")
+    ann.wait_for(lambda text: "Sit out?" in text or "You are sitting out" in text)
+    if asked is not None:
+        assert ("Sit out?" in ann.text()) == asked, ann.dump()
+    if "Sit out?" in ann.text():
+        chat(ann, "brb, making tea", over=True)
+        hears(bob, "Ann", "brb, making tea")
+        ann.wait_for("Sit out?")
+        ann.press("y")
+    ann.wait_for("You are sitting out")
+    bob.wait_for("sitting out")
+    checkpoint(evening, "sitting out", ann)
+    # Back, from the table menu: played for, a player sitting out may be shown a round's result at any moment,
+    # and a panel with the keyboard lets no table key act (a pressed then could do nothing); m works over it.
+    ann.press("m")
+    ann.wait_for("Table menu")
+    ann.press("a")
+    ann.wait_gone("You are sitting out")
+    bob.wait_gone("sitting out")
+
+
 def too_small_and_back(player: Terminal, size: tuple[int, int], keys: tuple[str, ...]) -> None:
     """Shrink below 80x24 (``keys`` then act on nothing) and grow back."""
     player.resize(70, 20)
@@ -244,18 +270,7 @@ def test_an_evening_of_down_and_back(tmp_path, size):
 
         # Sit out (asks first mid-round; chat from the question), and come back.
         play_until([ann, bob], game, lambda: "s take from stock" in ann.text(), what="Ann's turn again")
-        ann.press("a")
-        ann.wait_for("Sit out?")
-        chat(ann, "brb, making tea", over=True)
-        hears(bob, "Ann", "brb, making tea")
-        ann.wait_for("Sit out?")
-        ann.press("y")
-        ann.wait_for("You are sitting out")
-        bob.wait_for("sitting out")
-        checkpoint(evening, "sitting out", ann)
-        ann.press("a")
-        ann.wait_gone("You are sitting out")
-        bob.wait_gone("sitting out")
+        sit_out_and_back(evening, asked=True)
 
         too_small_and_back(ann, size, ("s", "a", "l"))
         assert "You are sitting out" not in ann.text()  # a (sit out) acted on nothing
@@ -353,18 +368,7 @@ def test_an_evening_of_cribbage(tmp_path, size):
         assert "The show" not in ann.text()
 
         # Sit out between deals or mid-deal (asked first mid-deal, chat from the question), and come back.
-        ann.press("a")
-        ann.wait_for(lambda text: "Sit out?" in text or "You are sitting out" in text)
-        if "Sit out?" in ann.text():
-            chat(ann, "brb, making tea", over=True)
-            hears(bob, "Ann", "brb, making tea")
-            ann.press("y")
-        ann.wait_for("You are sitting out")
-        bob.wait_for("sitting out")
-        checkpoint(evening, "sitting out", ann)
-        ann.press("a")
-        ann.wait_gone("You are sitting out")
-        bob.wait_gone("sitting out")
+        sit_out_and_back(evening, asked=None)
 
         too_small_and_back(ann, size, ("1", "a", "l"))
         assert "You are sitting out" not in ann.text()
