@@ -113,6 +113,13 @@ async def reach(pilot, state: str) -> str:
         await wait_for(pilot, lambda: table_ready(app), what="the table")
         await pilot.press("v")
         return await wait_for(pilot, lambda: screen_name(app) == "ShowPanel" and "ShowPanel")
+    if state in ("waiting room", "bot level"):
+        app.receive(waiting_room())
+        await wait_for(pilot, lambda: table_ready(app), what="the waiting room")
+        if state == "waiting room":
+            return "TableScreen"
+        await pilot.press("B")  # the host asks for a bot of a chosen level
+        return await wait_for(pilot, lambda: screen_name(app) == "LevelScreen" and "LevelScreen")
     if state == "cribbage laying away":
         app.receive(crib_push(laying_away()))
         await wait_for(pilot, lambda: table_ready(app), what="the table")
@@ -120,7 +127,17 @@ async def reach(pilot, state: str) -> str:
     raise ValueError(state)
 
 
-STATES = ["play", "reveal", "split", "cut", "confirm", "menu", "game over", "cribbage show", "cribbage laying away"]
+STATES = ["waiting room", "bot level", "play", "reveal", "split", "cut", "confirm", "menu", "game over",
+          "cribbage show", "cribbage laying away"]
+
+
+def waiting_room() -> m.View:
+    """A Cribbage table of three seats before its game: Ann (hosting) and a bot; a seat free for another."""
+    from cribbage_views import table_map
+
+    table = table_map(0, {"target": 121, "stake": 100}, state="waiting")
+    table["settings"]["seats"] = 3
+    return m.View(table_id="t1", table=table, game=None, decision=None, deadline_ms=None)
 
 
 @pytest.mark.parametrize("state", STATES)
@@ -134,7 +151,7 @@ async def test_c_chats_from_every_table_state_and_typing_reaches_no_game_key(sta
         before = sent(app)
         await pilot.press("c")
         line = await wait_for(pilot, lambda: focused_input(app), what="a chat line with the keyboard")
-        over = state not in ("play", "cribbage laying away")
+        over = state not in ("waiting room", "play", "cribbage laying away")
         assert (type(app.screen).__name__ == "ChatScreen") == over
         if over:
             assert "Chat to the table" in screen_text(app)
