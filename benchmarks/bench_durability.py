@@ -48,7 +48,7 @@ from server.store import Store  # noqa: E402
 from server.restore import checkpoint_json  # noqa: E402
 from bench_server import machine, percentile, run_workers, spawn  # noqa: E402  (this directory is the script's own)
 
-FLAGS = ["--bot-delay", "0", "--round-pause", "0", "--turn-timeout", "60", "--request-rate", "100000",
+FLAGS = ["--bot-delay", "0", "--round-pause", "0", "--seed-window", "0", "--turn-timeout", "60", "--request-rate", "100000",
          "--starting-balance", "1000000", "--max-per-address", "10000", "--new-players-per-hour", "1000000",
          "--log-level", "INFO"]
 

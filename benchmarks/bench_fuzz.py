@@ -38,7 +38,7 @@ from fuzzing import FuzzStats, documented_error_codes, fuzz_connections  # noqa:
 from protocol import messages as m  # noqa: E402
 from scripted import ScriptedClient, autoplay  # noqa: E402
 
-SERVER_FLAGS = ["--memory", "--host", "127.0.0.1", "--port", "0", "--round-pause", "0",
+SERVER_FLAGS = ["--memory", "--host", "127.0.0.1", "--port", "0", "--round-pause", "0", "--seed-window", "0",
                 "--request-rate", "1000000", "--max-connections", "10000", "--max-per-address", "10000",
                 "--new-players-per-hour", "1000000", "--log-level", "INFO"]
 

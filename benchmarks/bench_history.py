@@ -81,7 +81,7 @@ ROUNDS = 100
 async def stored_rounds(data_dir: Path, copies: int = ROUNDS) -> str:
     """Play one five-seat round in process, store ``copies`` copies of it; the player's token."""
     store = Store.open_dir(data_dir)
-    config = LobbyConfig(table=TableConfig(bot_delay=0.0, away_delay=0.0, round_pause=0.0), store=store)
+    config = LobbyConfig(table=TableConfig(bot_delay=0.0, away_delay=0.0, round_pause=0.0, seed_window=0.0), store=store)
     server = GameServer(Lobby(config, "bench"), NetConfig(rate=1000, burst=1000))
     await server.start("127.0.0.1", 0)
     async with ScriptedClient(server.port, "ann") as ann:

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 from . import __version__
 from .address import DEFAULT_PORT, AddressError, parse_address
-from .config import ClientConfig, login_name
+from .config import ClientConfig, config_dir, login_name
 from .games import BOARDS, DEFAULT_GAME
 
 if TYPE_CHECKING:
@@ -167,7 +167,8 @@ async def run(args: argparse.Namespace, config: ClientConfig) -> int:
     from .app import DabApp
 
     app = DabApp(session, display=display, server_label=label, player_name=name, config=config,
-                 expect_table=expect_table or server is not None, on_started=started, **hooks)
+                 expect_table=expect_table or server is not None, on_started=started,
+                 pin_as=None if server is not None else label, **hooks)
     app_ref.append(app)
     try:
         await app.run_async()
@@ -209,12 +210,20 @@ async def join(session: Any, table_id: str) -> bool:
 def build_verify_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog=f"{PROG} verify",
-        description="Check every deal of an exported history offline (docs/FAIRNESS.md): each round's revealed "
-                    "seed against its commitment, and every card each seat and a spectator saw against the deck "
-                    "made from the seed, the client seeds and the cut. Exit code 0: every round verified; 1: one "
-                    "did not (or there was none); 2: the file cannot be read.",
+        description="Check every deal of an exported history offline (docs/FAIRNESS.md): each round's "
+                    "signatures (all by one server key), its binding to its table, its seed phases and window, "
+                    "its revealed seed against its commitment, and every card each seat and a spectator saw "
+                    "against the deck made from the seed, the client seeds and the cut. Each round's line says "
+                    "what it proves. Exit code 0: every round verified; 1: one did not (or there was none); 2: "
+                    "the file cannot be read.",
     )
     parser.add_argument("file", metavar="FILE", help="the output of dab-server export --format json ('-': stdin)")
+    pin = parser.add_mutually_exclusive_group()
+    pin.add_argument("--key", metavar="FINGERPRINT", default=None,
+                     help="the server key the rounds must be signed by (SHA256:..., as dab-server prints it)")
+    pin.add_argument("--server", metavar="HOST[:PORT]", default=None,
+                     help="the server whose key this client pinned (its known_servers) must have signed them")
+    parser.add_argument("--config-dir", default=None, help=argparse.SUPPRESS)
     return parser
 
 
@@ -234,7 +243,23 @@ def verify(argv: list[str]) -> int:
     except (OSError, ValueError) as exc:
         error(f"verify: cannot read {args.file}: {exc}")
         return EXIT_USAGE
-    lines, ok = verify_export(history)
+    pinned = args.key
+    if args.server is not None:
+        from engine.fairness import fingerprint
+
+        from .fairness import KNOWN_SERVERS, KnownServers
+
+        try:
+            where = str(parse_address(args.server))
+        except AddressError as exc:
+            error(f"verify: {exc}")
+            return EXIT_USAGE
+        key = KnownServers(config_dir(args.config_dir) / KNOWN_SERVERS).keys.get(where)
+        if key is None:
+            error(f"verify: this client has pinned no key for {where} (play there once first, or give --key)")
+            return EXIT_USAGE
+        pinned = fingerprint(bytes.fromhex(key))
+    lines, ok = verify_export(history, pinned)
     for line in lines:
         print(line)
     print("every deal verified" if ok else "NOT every deal verified", file=sys.stdout if ok else sys.stderr)
@@ -275,6 +300,34 @@ def show_token(argv: list[str]) -> int:
     return 0
 
 
+def build_forget_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog=f"{PROG} forget-key",
+        description="Forget the key this client pinned for a server (like removing its line from SSH's "
+                    "known_hosts): do it only when the server's operator says they changed the key; the next "
+                    "key it shows is pinned then.",
+    )
+    parser.add_argument("address", metavar="HOST[:PORT]", help="the server, as you gave it to " + PROG)
+    parser.add_argument("--config-dir", default=None, help=argparse.SUPPRESS)
+    return parser
+
+
+def forget_key(argv: list[str]) -> int:
+    from .fairness import KNOWN_SERVERS, KnownServers
+
+    args = build_forget_parser().parse_args(argv)
+    try:
+        where = str(parse_address(args.address))
+    except AddressError as exc:
+        error(f"forget-key: {exc}")
+        return EXIT_USAGE
+    if not KnownServers(config_dir(args.config_dir) / KNOWN_SERVERS).forget(where):
+        error(f"forget-key: this client has pinned no key for {where}")
+        return 1
+    print(f"forgot the key pinned for {where}")
+    return 0
+
+
 def start_up_without_collecting() -> None:
     """Pause the cyclic garbage collector until the first screen is painted (:func:`started`).
 
@@ -303,6 +356,8 @@ def main(argv: list[str] | None = None) -> int:
         return verify(argv[1:])
     if argv[:1] == ["token"]:
         return show_token(argv[1:])
+    if argv[:1] == ["forget-key"]:
+        return forget_key(argv[1:])
     start_up_without_collecting()
     try:
         return play(argv)

@@ -45,7 +45,7 @@ from .messages import (
     ViewChanged,
 )
 from .config import ClientConfig
-from .fairness import DealWatch
+from .fairness import KNOWN_SERVERS, DealWatch, KnownServers
 from .render import Display, clean_data, plain
 from .screens.table import TableScreen
 from .session import CLOSED, CONNECTED, RECONNECTING, Session, Status
@@ -136,6 +136,7 @@ class DabApp(App[None]):
         on_started: Callable[[], None] | None = None,
         config: ClientConfig | None = None,
         expect_table: bool = False,
+        pin_as: str | None = None,
     ) -> None:
         super().__init__()
         self.session = session
@@ -159,6 +160,10 @@ class DabApp(App[None]):
         self.config = config or ClientConfig()  # not saved unless it came from a file
         self.alerts: list[str] = []  # "your turn" alerts given (what the tests look at)
         self.deals = DealWatch()  # our client seed for each round, and each round's check (docs/FAIRNESS.md)
+        # The server's key, pinned per server (``pin_as``: its host:port; None, a practice game: never pinned).
+        self.pin_as = pin_as
+        self.known = KnownServers(self.config.path.parent / KNOWN_SERVERS if self.config.path else None)
+        self.key_state: tuple[str, str] | None = None  # (the key the server shows, "new" / "known" / "changed" / "")
         self._early_events: tuple[str, list[dict[str, Any]]] | None = None  # (table, events) before its view
         self._focus_kept: dict[Screen[Any], Widget | None] = {}  # each screen's focus while too small
         self.keys_ignored = 0  # keys pressed while the terminal is too small (the notice counts them)
@@ -418,28 +423,53 @@ class DabApp(App[None]):
         game = (table.get("settings") or {}).get("game")
         if not game:
             return
-        send, verdicts = self.deals.arrived(table_id, events, table.get("seat"), game)
-        if send is not None:
+        self._pin(table.get("server_key"))
+        sends, verdicts = self.deals.arrived(table_id, events, table.get("seat"), game)
+        for send in sends:
             self.run_worker(self._send_seed(table_id, *send), group="net", exit_on_error=False)
+        if self.table_screen is not None and self.table_screen.table_id == table_id:
+            self.table_screen.show_deal(self.deals.status)
         for verdict in verdicts:
-            if self.table_screen is not None:
-                self.table_screen.show_verdict(verdict)
             if not verdict.ok:
                 self.notify(verdict.message, title=f"Round {verdict.round}: the deal is NOT verified",
                             severity="error", timeout=30)
 
-    async def _send_seed(self, table_id: str, round_no: int, seed: str) -> None:
-        """Our client seed for the round: quietly, since the deal goes on without it (a refusal means the
-        deck was fixed first, and the round is checked all the same)."""
-        from .link import LinkError
+    def _pin(self, key: object) -> None:
+        """The server's key against the one pinned for it (docs/FAIRNESS.md §2): the verifier then holds every
+        round to the pinned key, so a changed key fails every round until it is forgotten."""
+        if not isinstance(key, str) or (self.key_state is not None and self.key_state[0] == key):
+            return
+        state = "" if self.pin_as is None else self.known.check(self.pin_as, key)
+        self.key_state = (key, state)
+        pinned = self.known.keys.get(self.pin_as) if self.pin_as is not None else None
+        try:
+            self.deals.key = bytes.fromhex(pinned) if pinned else None
+        except ValueError:
+            self.deals.key = None
+        if state == "changed":
+            from engine.fairness import fingerprint
+
+            self.notify(f"{self.pin_as} now signs its deals with another key ({fingerprint(bytes.fromhex(key))}) than "
+                        f"the one this client pinned: no deal verifies until you forget the old one "
+                        f"(dab-client forget-key {self.pin_as}), which you should do only if its operator "
+                        "changed it.", title="The server's key CHANGED", severity="error", timeout=60)
+
+    async def _send_seed(self, table_id: str, kind: str, round_no: int, value: str) -> None:
+        """Our seed's commitment, or the seed itself, for the round: quietly, since the deal goes on
+        without it (a refusal means that phase had closed: the round is checked all the same)."""
+        from .link import LinkError, RequestFailed
 
         if self.session is None:
             return
+        request, field = (m.SeedCommit, "commit") if kind == "seed_commit" else (m.ClientSeed, "seed")
         try:
-            await self.session.request(m.ClientSeed, seed=seed)
+            await self.session.request(request, **{field: value})
+        except RequestFailed as exc:
+            self.deals.refused(table_id, kind, round_no, exc.code, exc.message)
+            return
         except LinkError:
             return
-        self.deals.accepted(table_id, round_no, seed)
+        self.deals.accepted(table_id, kind, round_no, value)
 
     def on_chat_arrived(self, message: ChatArrived) -> None:
         if self.table_screen is not None:

@@ -135,6 +135,17 @@ class Card:
         return card
 
     @classmethod
+    def exact(cls, text: object) -> "Card":
+        """The card written exactly in the games' notation (``"10H"``, ``"QS"``: upper case, no ``T``, no
+        spaces), as an action names it (docs/games/down-and-back.md §1); anything else is
+        :class:`CardParseError`, even what :meth:`parse` would read (``"10h"``, ``"TH"``)."""
+        card = _BY_TEXT.get(text) if isinstance(text, str) else None
+        if card is None:
+            raise CardParseError(f"not a card: {text!r} (expected rank A,2-10,J,Q,K then suit S,H,D,C, "
+                                 "in upper case)")
+        return card
+
+    @classmethod
     def from_index(cls, index: int) -> "Card":
         return DECK[index]
 

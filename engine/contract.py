@@ -31,7 +31,7 @@ from dataclasses import dataclass
 from typing import Any, Callable, ClassVar, Mapping, Protocol, Sequence, Union
 
 from .errors import InvalidAction
-from .fairness import ClientSeed, client_seed_from_data
+from .fairness import FAIR_ACTION_FIELDS, ClientSeed, FairBinding, FixDeck, SealSeeds, SeedCommit, fair_action_from_data
 from .records import ActionLog, Record
 from .rng import HashRng
 
@@ -98,9 +98,10 @@ class SitIn:
 TableAction = Union[StartRound, EndGame, SetAway, SitIn]
 TABLE_ACTIONS: tuple[type, ...] = (StartRound, EndGame, SetAway, SitIn)
 TABLE_ACTION_FIELDS: dict[str, set[str]] = {"start_round": set(), "end_game": set(), "set_away": {"seat", "away"},
-                                            "sit_in": {"seat", "name", "chips"}, "client_seed": {"seed"}}
-"""The fields of the actions every game parses: the table actions, and a seat's
-:class:`~engine.fairness.ClientSeed` (every game's deal is fair the same way)."""
+                                            "sit_in": {"seat", "name", "chips"}, **FAIR_ACTION_FIELDS}
+"""The fields of the actions every game parses: the table actions, and the fair deal's
+(:data:`engine.fairness.FAIR_ACTIONS`: every game's deal is fair the same way)."""
+FairAction = Union[SeedCommit, ClientSeed, SealSeeds, FixDeck, FairBinding]
 
 
 def action_kind(data: object) -> str:
@@ -130,12 +131,12 @@ def plain_int(value: object, what: str) -> int:
     return value
 
 
-def table_action_from_data(data: Mapping[str, Any]) -> TableAction | ClientSeed:
-    """A table action (or a seat's client seed) from plain data whose kind and fields :func:`check_fields`
+def table_action_from_data(data: Mapping[str, Any]) -> TableAction | FairAction:
+    """A table action (or a fair deal's action) from plain data whose kind and fields :func:`check_fields`
     accepted."""
     kind = data["kind"]
-    if kind == "client_seed":
-        return client_seed_from_data(data)
+    if kind in FAIR_ACTION_FIELDS:
+        return fair_action_from_data(data)
     if kind == "start_round":
         return StartRound()
     if kind == "end_game":
@@ -152,6 +153,10 @@ def table_action_from_data(data: Mapping[str, Any]) -> TableAction | ClientSeed:
 
 
 # ----------------------------------------------------------------- wording
+
+TABLE_EVENT_KINDS = frozenset({"timeout", "rematch", "rematch_answer", "rematch_cancelled", "rematch_started",
+                               "removing", "removed"})
+"""The server's own event kinds (PROTOCOL.md 5.6), which no game's action makes: a deal's check leaves them out."""
 
 Part = dict[str, Any]
 """One piece of an event's wording: ``{"text": str}``, ``{"seat": int | None}``
@@ -224,10 +229,21 @@ def describe_table_event(event: Mapping[str, Any]) -> list[Part] | None:
     if kind == "rematch_started":
         return [{"text": f"The rematch is being played at table {event.get('table_id')}"}]
     if kind == "deal_commit":
-        return [{"text": f"The deal of round {event.get('round')} is sealed: commitment "
-                         f"{str(event.get('commitment'))[:16]}"}]
+        return [{"text": f"The deal of round {event.get('round')} is committed: {str(event.get('commitment'))[:16]}"}]
+    if kind == "seed_commit":
+        return [{"seat": event.get("seat")}, *about(event.get("seat"), " {commits} to a seed")]
+    if kind == "seed_set":
+        count = len(event.get("commits") or ())
+        return [{"text": f"Seeds sealed after {event.get('after_ms')} ms: {count} committed"}]
     if kind == "client_seed":
-        return [{"seat": event.get("seat")}, *about(event.get("seat"), " {adds} a seed to the deal")]
+        return [{"seat": event.get("seat")}, *about(event.get("seat"), " {reveals} the seed")]
+    if kind == "deck_fixed":
+        seeds, withheld = event.get("client_seeds") or (), event.get("withheld") or ()
+        text = f"The deck is fixed from the server's seed and {len(seeds)} client seed{'s' * (len(seeds) != 1)}"
+        parts: list[Part] = [{"text": text}]
+        for seat in withheld:
+            parts += [{"text": "; withheld by "}, {"seat": seat}]
+        return parts
     if kind == "deal_reveal":
         return [{"text": f"Round {event.get('round')}'s seed revealed: {str(event.get('seed'))[:16]}"}]
     if kind == "removing":
@@ -335,9 +351,15 @@ class Status(str, enum.Enum):
 
 
 class Game(Protocol):
-    """One table's game (see the module docstring)."""
+    """One table's game (see the module docstring).
+
+    ``fair`` is its :class:`~engine.fairness.FairDeal`: every game deals the same fair way, and keeps
+    the rule stated in :mod:`engine.fairness` (while ``fair.seeding`` nobody is to act and no chance
+    is drawn; the deck is first shuffled at the first seat action after the deck is fixed).
+    """
 
     settings: Settings
+    fair: Any  # engine.fairness.FairDeal
     history: ActionLog  # every applied action, as plain data
     initial_rng: dict[str, Any]  # with ``history``, replays the game exactly
     initial_players: list[tuple[int, str, int]]  # (seat, name, chips brought)

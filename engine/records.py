@@ -83,9 +83,13 @@ class Record:
     ``public`` is what everyone may know; ``private`` adds what only ``seat``
     may know (the card drawn from the stock, the cards dealt to it). A plain
     slotted class: the engine makes one or two of these per action.
+
+    ``sig`` is the server's signature of a fair deal's record (engine.fairness: the server signs
+    them on their way out, :meth:`sign`): every reader sees it, but it is no part of the game's
+    state (:meth:`to_data` leaves it out).
     """
 
-    __slots__ = ("kind", "seat", "public", "private", "_seen")
+    __slots__ = ("kind", "seat", "public", "private", "sig", "_seen")
 
     def __init__(
         self, kind: str, seat: int | None = None,
@@ -95,6 +99,7 @@ class Record:
         self.seat = seat
         self.public = public if public is not None else {}
         self.private = private if private is not None else {}
+        self.sig: str | None = None
         self._seen: dict[str, Any] | None = None  # what everyone but the seat sees, built once
 
     def __eq__(self, other: object) -> bool:
@@ -116,11 +121,17 @@ class Record:
         if self.seat is not None:
             data["seat"] = self.seat
         data.update(self.public)
+        if self.sig is not None:
+            data["sig"] = self.sig
         if own:
             data.update(self.private)
         else:
             self._seen = data
         return data
+
+    def sign(self, sig: str) -> None:
+        """Attach the server's signature (before anyone reads the record)."""
+        self.sig, self._seen = sig, None
 
     def to_data(self) -> dict[str, Any]:
         return {"kind": self.kind, "seat": self.seat, "public": self.public, "private": self.private}

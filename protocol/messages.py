@@ -87,6 +87,7 @@ __all__ = [
     "Act",
     "SitOut",
     "ClientSeed",
+    "SeedCommit",
     "Chat",
     "History",
     "PastRounds",
@@ -219,8 +220,9 @@ class Bool(Spec):
 class Str(Spec):
     """A string of ``lo..hi`` Unicode code points.
 
-    Free text over ``hi`` is ``too_long``; a string with a ``pattern`` (a format such
-    as a card or a table id) that does not match is ``bad_message``.
+    Over ``hi`` is ``too_long`` (a format's string too: its length is checked first); shorter
+    than ``lo``, or a string with a ``pattern`` (a format such as a table id) that does not
+    match it, is ``bad_message``.
     """
 
     def __init__(
@@ -241,11 +243,11 @@ class Str(Spec):
         if not isinstance(value, str):
             raise self._wrong(value, path, err, self.what or "a string")
         size = len(value)
-        if self._regex is not None:
-            if not (self.lo <= size <= self.hi and self._regex.fullmatch(value)):
-                raise err(BAD_MESSAGE, f"{path} must be {self.what}, got {_quote(value)}", field=path)
-        elif size > self.hi:
+        if size > self.hi:  # checked first, formats too: over its length a string is too long (PROTOCOL.md 3.1)
             raise err(TOO_LONG, f"{path} is {size} characters long, the limit is {self.hi}", field=path)
+        if self._regex is not None:
+            if not (self.lo <= size and self._regex.fullmatch(value)):
+                raise err(BAD_MESSAGE, f"{path} must be {self.what}, got {_quote(value)}", field=path)
         elif size < self.lo:
             raise err(BAD_MESSAGE, f"{path} must be at least {self.lo} characters long", field=path)
         if self.choices is not None and value not in self.choices:
@@ -736,8 +738,17 @@ class SitOut(Request):
 
 
 @_message
+class SeedCommit(Request):
+    """Commit to your client seed for the round under way, before the seed set is sealed (docs/FAIRNESS.md)."""
+
+    type: ClassVar[str] = "seed_commit"
+    id: int = _f(REQUEST_ID)
+    commit: str = _f(HEX)
+
+
+@_message
 class ClientSeed(Request):
-    """Add your random seed to the deal of the round under way, before its deck is fixed (docs/FAIRNESS.md)."""
+    """Reveal your client seed, once the seed set holding your commitment is sealed (docs/FAIRNESS.md)."""
 
     type: ClassVar[str] = "client_seed"
     id: int = _f(REQUEST_ID)

@@ -34,13 +34,14 @@ from typing import TYPE_CHECKING
 from protocol.messages import DEFAULT_PORT
 
 from . import __version__
-from .lobby import Lobby, LobbyConfig
 from .gateway import GatewayThread
+from .keys import BadKeyFile, ServerKey
+from .lobby import Lobby, LobbyConfig, server_key
 from .net import GameServer, NetConfig, warm_games
 from .limits import address_key
 from .ssh_config import SshConfig, loopback
 from .store import DB_NAME, Store, StoreError
-from .table import TableConfig
+from .table import SEED_WINDOW_MAX, TableConfig
 
 if TYPE_CHECKING:
     from .ssh import SshGateway
@@ -90,6 +91,10 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--round-pause", type=float, default=TableConfig.round_pause, metavar="SECONDS",
                         help="pause after each round (a deal and its showdown or show) before the next "
                         f"(default {TableConfig.round_pause:g})")
+    parser.add_argument("--seed-window", type=at_least(float, 0), default=TableConfig.seed_window, metavar="SECONDS",
+                        help="how long a round's deal waits for the players' seeds before it is fixed without "
+                        "the missing ones (docs/FAIRNESS.md; at most 60; the reference client sends its seed at "
+                        f"once, so friends never wait; default {TableConfig.seed_window:g})")
     parser.add_argument("--restore-grace", type=positive(float), default=LobbyConfig.restore_grace,
                         metavar="SECONDS", help="after a restart, how long a seat at a table that is not playing "
                         f"waits for its player to come back (default {LobbyConfig.restore_grace:g})")
@@ -186,12 +191,13 @@ def data_dir(args: argparse.Namespace) -> str:
     return user_data_dir("down-and-back")
 
 
-def config_from(args: argparse.Namespace, store: Store | None = None) -> tuple[LobbyConfig, NetConfig]:
+def config_from(args: argparse.Namespace, store: Store | None = None,
+                key: ServerKey | None = None) -> tuple[LobbyConfig, NetConfig]:
     table = TableConfig(turn_timeout=args.turn_timeout, bot_delay=args.bot_delay, round_pause=args.round_pause,
-                        absent_grace=args.absent_grace)
+                        absent_grace=args.absent_grace, seed_window=min(args.seed_window, SEED_WINDOW_MAX))
     lobby = LobbyConfig(
         table=table, seed=args.seed.encode() if args.seed else None, store=store, starting_balance=args.starting_balance,
-        group_commit=not args.no_group_commit, restore_grace=args.restore_grace,
+        group_commit=not args.no_group_commit, restore_grace=args.restore_grace, key=key,
     )
     net = NetConfig(max_connections=args.max_connections, max_per_address=args.max_per_address,
                     new_players_per_hour=args.new_players_per_hour, rate=args.request_rate,
@@ -211,7 +217,16 @@ async def serve(args: argparse.Namespace, store: Store | None = None) -> int:
         if store is not None:
             store.close()
         return 0
-    lobby_config, net_config = config_from(args, store)
+    try:
+        key = server_key(store)
+    except (BadKeyFile, OSError) as exc:
+        log.error("cannot read the server's key: %s", exc)
+        if store is not None:
+            store.close()
+        return 2
+    log.info("fair deals are signed by this server's key %s (players' clients pin it; the SSH gateway's host "
+             "key is the same)", key.fingerprint)
+    lobby_config, net_config = config_from(args, store, key)
     warm_games()  # before the restore arms its timers (see warm_games)
     try:
         lobby = Lobby(lobby_config, f"dab-server {__version__}")

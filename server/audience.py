@@ -83,7 +83,7 @@ class Audience:
             "members": [{"seat": i.seat, "name": i.name, "bot": i.bot, "level": i.level, "connected": table.connected(i),
                          "away": table.played_for(i)} for _, i in sorted(table.seats.items())],
             "spectators": len(table.spectators), "private": table.private_code is not None,
-            "fixed_seed": table.hub.fixed_seed,
+            "fixed_seed": table.hub.fixed_seed, "server_key": table.hub.key.public.hex(),
             "chip_history": table.rounds.chart() if table.state == "finished" else None,
             "rematch": table.rematch.facts() if table.rematch is not None else None,
         }

@@ -148,7 +148,8 @@ def _steps(kept: "OrderedDict[tuple[Any, ...], Steps]", game_name: str, record: 
             raise RequestError("no_replay", "this round was stored without what a replay needs "
                                             "(before replays were kept, or across an engine upgrade)")
         try:
-            steps = replay_steps(find_game(game_name), record["opening"], record["actions"], record["log"], seat)
+            steps = replay_steps(find_game(game_name), record["opening"], record["actions"], record["log"], seat,
+                                 record.get("fair"))
         except ReplayMismatch as exc:
             raise RequestError("no_replay", f"this round cannot be replayed by this server: {exc}") from None
         kept[key] = steps

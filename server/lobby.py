@@ -58,6 +58,7 @@ from .errors import RequestError, StoreBusy, StoreError, StoreFailed
 from .limits import Backoff, PeerLog
 from .pacing import BUSY_RETRY
 from .rounds import HISTORY_KEEP
+from .keys import ServerKey
 from .table import SeatInfo, Table, TableConfig, complete_settings, settings_to_store
 from .text import CHAT_MAX, NAME_MAX, TABLE_NAME_MAX, clean_name, clean_table_name, clean_text, name_problem
 from .tokens import secret_hash
@@ -152,6 +153,14 @@ class LobbyConfig:
     on_fatal: Callable[[BaseException], None] = fatal_exit
     group_commit: bool = True  # one fsync per event-loop iteration instead of one per request
     history_worker: bool = True  # history and replays answered in a worker process (server.history_worker)
+    key: ServerKey | None = None  # signs the fair deals (server.keys); None: the store's (server_key)
+
+
+def server_key(store: Store | None) -> ServerKey:
+    """The key kept beside the store's database (server.keys), or a fresh one when nothing is kept."""
+    if store is None or store.path == ":memory:":
+        return ServerKey.generate()
+    return ServerKey.load(os.path.dirname(os.path.abspath(store.path)))
 
 
 class Lobby:
@@ -182,6 +191,7 @@ class Lobby:
         self.requests_handled = 0  # the health log's requests/s (server.health)
         self.actions_applied = 0  # ... and actions/s: incremented by the tables
         self.health: Callable[[], dict[str, Any]] = dict  # the stats request's figures (GameServer.stats)
+        self.key = config.key if config.key is not None else server_key(self.store)
         if config.seed is not None:
             log.warning("*** a fixed shuffle seed is set (--seed): every deal can be predicted by whoever knows "
                         "it. This is NOT A FAIR GAME: use it for tests and replays only. ***")
@@ -365,6 +375,7 @@ class Lobby:
                 if table.engine_outdated:
                     store.set_engine(table.table_id, None)  # from now on only checkpoints restore it
                 table.expel_due()  # removed during a round that has ended (or nothing: they went at once)
+                table.rebind()  # this run's key and seed window, from the next round on
                 table.broadcast()  # arms deadlines (full length), bots and the round pause
         if any(t.state != "playing" or t.spectators for t in self.tables.values()):
             self._reaper = asyncio.get_running_loop().call_later(self.config.restore_grace, self._reap_absent)
@@ -845,7 +856,7 @@ class Lobby:
 
     def _list_tables(self, player: PlayerRecord, msg: m.ListTables) -> dict[str, Any]:
         return {"tables": [s.to_wire() for s in self.summaries()], "total": len(self.tables), "games": games_offered(),
-                "balance": player.balance, "features": list(FEATURES)}
+                "balance": player.balance, "features": list(FEATURES), "server_key": self.key.public.hex()}
 
     def _check_held_seats(self, player: PlayerRecord) -> None:
         """A player may leave only so many running games behind (each holds their seat)."""
@@ -909,7 +920,7 @@ class Lobby:
         old.rematch = None
         for info in seated:
             del old.seats[info.seat]
-            table.seats[info.seat] = SeatInfo(info.seat, info.name, info.player_id)
+            table.seats[info.seat] = SeatInfo(info.seat, info.name, info.player_id, level=info.level)  # a bot its level
             if info.player_id is not None:
                 self.players[info.player_id].table_id = table.table_id
         old.save()
@@ -970,8 +981,11 @@ class Lobby:
     def _sit_out(self, player: PlayerRecord, msg: m.SitOut) -> None:
         self._table(player, "not_seated").sit_out(player.player_id, msg.away)
 
+    def _seed_commit(self, player: PlayerRecord, msg: m.SeedCommit) -> None:
+        self._table(player, "not_seated").fair_action(player.player_id, "seed_commit", "commit", msg.commit)
+
     def _client_seed(self, player: PlayerRecord, msg: m.ClientSeed) -> None:
-        self._table(player, "not_seated").client_seed(player.player_id, msg.seed)
+        self._table(player, "not_seated").fair_action(player.player_id, "client_seed", "seed", msg.seed)
 
     def _chat(self, player: PlayerRecord, msg: m.Chat) -> None:
         table = self._table(player)
@@ -1147,7 +1161,7 @@ class Lobby:
     _handlers: dict[type, Callable[..., Any]] = {
         m.ListTables: _list_tables, m.CreateTable: _create_table, m.Join: _join, m.Watch: _watch,
         m.Leave: _leave, m.Start: _start, m.AddBot: _add_bot, m.RemoveBot: _remove_bot,
-        m.EndGame: _end_game, m.Act: _act, m.SitOut: _sit_out, m.ClientSeed: _client_seed,
+        m.EndGame: _end_game, m.Act: _act, m.SitOut: _sit_out, m.ClientSeed: _client_seed, m.SeedCommit: _seed_commit,
         m.Chat: _chat, m.History: _archived("history"),
         m.Ping: _ping, m.Stats: _stats, m.PastRounds: _archived("past_rounds"), m.PastGames: _archived("past_games"),
         m.Replay: _archived("replay"), m.Leaderboard: _archived("leaderboard"),

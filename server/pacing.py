@@ -39,6 +39,7 @@ class Pacer:
         self._bot_handle: asyncio.TimerHandle | None = None  # the next automatic move (bot, away, absent)
         self._auto_due: dict[int, tuple[str, float]] = {}  # seat -> (kind, loop time its automatic move is due)
         self._round_handle: asyncio.TimerHandle | None = None
+        self._seed_handle: asyncio.TimerHandle | None = None  # closes the round's seed phase at its window's end
         self._loop = table.loop
 
     def schedule(self) -> None:
@@ -64,6 +65,7 @@ class Pacer:
             if self._round_handle is None:
                 self._round_handle = self._loop.call_later(table.config.round_pause, self._next_round)
             return
+        self._arm_seed_window()
         to_act = game.to_act()
         decision = game.decision()
         on_clock = [s for s in to_act if self._automatic_kind(s) in (None, "absent")]
@@ -76,6 +78,21 @@ class Pacer:
         elif not on_clock and self.deadline_at is not None:  # the last seat on the clock went away
             self._set_deadline(None)  # views say deadline_ms nil (PROTOCOL.md 5.3); automatic moves follow
         self._arm_automatic(to_act)
+
+    def _arm_seed_window(self) -> None:
+        """While a round's deal is being sealed nobody is to act: one timer closes the seed phase under way
+        when its window ends (the table closes it sooner once every seed it waits for is in)."""
+        at = self.table.seed_deadline()
+        handle = self._seed_handle
+        if handle is not None and (at is None or abs(handle.when() - at) > DEADLINE_SLACK):
+            handle.cancel()
+            self._seed_handle = handle = None
+        if at is not None and handle is None:
+            self._seed_handle = self._loop.call_at(at, self._close_seeds)
+
+    def _close_seeds(self) -> None:
+        self._seed_handle = None
+        self._guarded(self.table.seal_seeds, "_seed_handle", self._close_seeds)
 
     def deadline_ms(self) -> int | None:
         """Milliseconds left on the clock of the current decision (``None``: nobody is on the clock)."""
@@ -144,6 +161,8 @@ class Pacer:
             if self._round_handle is None and table.can_start_round():
                 return ["between rounds with no next deal scheduled"]
             return []
+        if game.fair.seeding and self._seed_handle is None:
+            return ["the deal is being sealed with no seed window timer"]
         problems = []
         for seat in game.to_act():
             kind = self._automatic_kind(seat)
@@ -176,10 +195,10 @@ class Pacer:
         """Stop every timer: the game is over or the table closes."""
         self._set_deadline(None)
         self._auto_due.clear()
-        for handle in (self._deadline_handle, self._bot_handle, self._round_handle):
+        for handle in (self._deadline_handle, self._bot_handle, self._round_handle, self._seed_handle):
             if handle is not None:
                 handle.cancel()
-        self._deadline_handle = self._bot_handle = self._round_handle = None
+        self._deadline_handle = self._bot_handle = self._round_handle = self._seed_handle = None
 
     def _guarded(self, step: Callable[[], None], timer: str, again: Callable[[], None]) -> None:
         """Run a timer step as one durable unit; a bug here must not kill the loop or other tables.

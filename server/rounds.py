@@ -95,6 +95,7 @@ class RoundBook:
         public = public_round(table.game_type, entry)
         self.history.append(public)
         if live:
+            table.hub.key.seal_round(entry)  # its fair events signed as they were sent (server.keys)
             last = self.chip_history[-1]
             before = {seat: last.get(seat, chips) for seat, chips in self.brought.items()}
             rows = round_rows(table.game_type, public, self.owners(), before)

@@ -57,13 +57,13 @@ import asyncssh
 from .errors import RequestError
 from .gateway import (GatewayThread, InputBudget, Resizes, client_environment, clamp_size, end_client,
                       game_address_text, lower_priority, start_client)
+from .keys import private_file
 from .limits import Backoff, BucketsByKey, PeerLog, address_key
 from .lobby import Lobby
 from .ssh_config import SshConfig
 
 log = logging.getLogger(__name__)
 
-HOST_KEY_FILE = "ssh_host_ed25519_key"
 IDENTITY_KEY_FILE = "ssh_identity.key"
 NO_PTY = "Down and Back needs a terminal: use ssh -t (e.g. ssh -t -p PORT name@host)\r\n"
 PRACTICE = "practice"  # the command that asks for a practice game instead of this server's tables
@@ -71,31 +71,6 @@ READ_CHUNK = 1 << 16
 LARGEST_TERMINAL = 65535  # a PTY's size is two 16-bit numbers: a larger one is no terminal's
 FREE_FAILURES = 10  # connections from one address that may end without logging in before it is held back
 LOGIN_BURST_SECONDS = 30  # an address may open this many seconds' worth of connections at once (at least 30)
-
-
-def private_file(path: Path, make: Callable[[], bytes]) -> bytes:
-    """The file's bytes; created from ``make()`` with mode 0600 from the start if it does not exist."""
-    try:
-        return path.read_bytes()
-    except FileNotFoundError:
-        pass
-    data = make()
-    try:
-        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-    except FileExistsError:  # another start made it meanwhile
-        return path.read_bytes()
-    with os.fdopen(fd, "wb") as handle:
-        handle.write(data)
-        handle.flush()
-        os.fsync(handle.fileno())
-    return data
-
-
-def host_key(directory: str | None) -> asyncssh.SSHKey:
-    """The server's SSH host key, kept in the data directory (a fresh one per run without one)."""
-    make = lambda: asyncssh.generate_private_key("ssh-ed25519").export_private_key()  # noqa: E731
-    data = make() if directory is None else private_file(Path(directory) / HOST_KEY_FILE, make)
-    return asyncssh.import_private_key(data)
 
 
 def identity_secret(directory: str | None) -> bytes:
@@ -152,7 +127,7 @@ class SshGateway:
         self.config = config
         self.thread = thread
         self.server_name = server_name
-        self.key = host_key(data_dir)
+        self.key = asyncssh.import_private_key(lobby.key.openssh())  # the fair deals' key (server.keys)
         self._secret = identity_secret(data_dir)
         self.fingerprint = self.key.get_fingerprint("sha256")
         self.connections: set[GatewayConnection] = set()

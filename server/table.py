@@ -29,7 +29,7 @@ from typing import TYPE_CHECKING, Any, Callable, ContextManager, Protocol
 
 from engine.contract import TABLE_ACTIONS, Action, EndGame, Game, SetAway, Settings, SitIn, StartRound, Status
 from engine.errors import EngineError, IllegalAction, InvalidAction, NotYourTurn
-from engine.fairness import ClientSeed
+from engine.fairness import COMMIT, FAIR_ACTIONS, MAX_WINDOW_MS, REVEAL, FairBinding, FixDeck, SealSeeds
 from engine.fingerprint import fingerprint
 from engine.games import find_game
 from engine.records import Record
@@ -38,8 +38,9 @@ from protocol import messages as m
 from protocol.errors import ProtocolError
 
 from .audience import Audience
+from .keys import ServerKey
 from .errors import RequestError, StoreError
-from .pacing import Pacer
+from .pacing import DEADLINE_SLACK, Pacer
 from .rematch import Rematch
 from .restore import rebuild, save_checkpoint
 from .rounds import RoundBook
@@ -48,6 +49,7 @@ if TYPE_CHECKING:
     from .store import Store, TableRow
 
 BOT_NAMES = [f"{name} {m.BOT_MARK}" for name in ("Ada", "Bert", "Cleo", "Dot", "Eli")]
+SEED_WINDOW_MAX = MAX_WINDOW_MS / 1000  # s: the longest seed window a server may have (engine.fairness)
 
 
 def complete_settings(chosen: m.TableSettings) -> tuple[m.TableSettings, Settings]:
@@ -110,6 +112,7 @@ class Hub(Protocol):
     def hears(self, listener: str, speaker: str | None) -> bool: ...
     @property
     def fixed_seed(self) -> bool: ...
+    key: ServerKey  # signs the fair deals (server.keys)
 
 
 @dataclass
@@ -120,6 +123,7 @@ class TableConfig:
     absent_grace: float = 5.0  # a disconnected seat's decision is played this long after it fell to them
     round_pause: float = 6.0
     rematch_timeout: float = 60.0  # a rematch offer waits this long for every answer (server.rematch)
+    seed_window: float = 3.0  # a round's seeds: each phase waits at most this long for them (docs/FAIRNESS.md §3)
 
 
 @dataclass
@@ -172,6 +176,8 @@ class Table:
         self.rounds = RoundBook(self)
         self.rematch: Rematch | None = None  # the host's offer at game over, while it is pending
         self.removed: set[str] = set()  # players the host removed: they may not come back (stored)
+        self.seeding_since = 0.0  # loop time of the round's deal_commit (or of the restore that found it seeding)
+        self.phase_since = 0.0  # loop time the seed phase under way began (its window runs from then)
 
     @classmethod
     def restore(
@@ -197,6 +203,9 @@ class Table:
         table.audience.restore_chat(row.chat)
         table.pacer.absent_not_before = table.loop.time() + config.turn_timeout
         rebuild(table, row)
+        table.seeding_since = table.phase_since = table.loop.time()  # a round being sealed: its window starts again
+        if table.game is not None:
+            hub.key.seal(table.game.round_log)  # the replay made the round's records again, unsigned
         return table
 
     def save_checkpoint(self, full: bool = False) -> None:
@@ -493,8 +502,23 @@ class Table:
         self.hub.move_chips(self, "buy_in", buy_ins)
         self.save()
         self.rounds.game_started()
+        self.rebind()
         self.apply_action(None, StartRound())
         self.broadcast()
+
+    def rebind(self) -> None:
+        """Bind the game's fair deals to this server's key, this table and the seed window (logged, so a
+        restore replays the same bindings), unless they are already: at the start, and after a restart
+        that brought another key or window (it counts from the next round on)."""
+        game = self.game
+        if game is None or game.status is Status.OVER:
+            return
+        binding = FairBinding(self.hub.key.public.hex(), self.table_id, self.game_type.name,
+                              int(round(self.config.seed_window * 1000)))
+        fair = game.fair
+        if (fair.key.hex(), fair.table_id, fair.game, fair.window_ms) != (binding.key, binding.table_id,
+                                                                           binding.game, binding.window_ms):
+            self.apply_action(None, binding)
 
     def check_chips(self, seated: list[SeatInfo]) -> list[tuple[int, str | None, int]]:
         """``(seat, player_id, chips)`` each of ``seated`` would buy in with (``insufficient_chips`` if one cannot)."""
@@ -537,23 +561,59 @@ class Table:
             raise RequestError("bad_action", str(exc)) from None
         if isinstance(action, TABLE_ACTIONS):
             raise RequestError("bad_action", f"{action.kind} is the table's action, not a player's")
-        if isinstance(action, ClientSeed):
-            raise RequestError("bad_action", "a client seed is sent with the client_seed request, not act")
+        if isinstance(action, FAIR_ACTIONS):
+            raise RequestError("bad_action", f"a {action.kind} is sent with its own request (seed_commit, "
+                                             "client_seed) or is the table's, not an act")
         self.apply_action(seat, action)
         self.broadcast()
         assert self.game is not None
         return len(self.game.history) - 1
 
-    def client_seed(self, player_id: str, seed: str) -> None:
-        """A seat's client seed for the round under way (engine.fairness): logged like any action, so a
-        restore deals the same committed deck."""
+    def fair_action(self, player_id: str, kind: str, name: str, value: str) -> None:
+        """A seat's commitment to its client seed, or the seed itself (engine.fairness): logged like any
+        action, so a restore deals the same committed deck."""
         seat = self._playing_seat(player_id)
         try:
-            action = self.game_type.action_from_data({"kind": ClientSeed.kind, "seed": seed})
+            action = self.game_type.action_from_data({"kind": kind, name: value})
         except InvalidAction as exc:
             raise RequestError("bad_action", str(exc)) from None
         self.apply_action(seat, action)
         self.broadcast()
+
+    def waiting_for_seeds(self) -> list[int]:
+        """The seats a round's seeds wait for: every seat dealt in whose player is here and connected."""
+        assert self.game is not None
+        seats = self.seats
+        return [s for s in self.game.fair.dealt_in
+                if s in seats and not seats[s].bot and not seats[s].left and self.hub.is_connected(seats[s].player_id)]  # type: ignore[arg-type]
+
+    def seed_deadline(self) -> float | None:
+        """Loop time the seed phase under way closes at the latest (``None``: no round is being sealed)."""
+        game = self.game
+        if game is None or not game.fair.seeding:
+            return None
+        return self.phase_since + self.config.seed_window
+
+    def seal_seeds(self) -> None:
+        """Close the round's seed phase under way if it is complete or its window has passed: the seed
+        commitments once every connected human seat dealt in has committed, the reveals once every
+        committed seat has revealed (docs/FAIRNESS.md §3). The table's, so its bots never seed."""
+        game = self.game
+        while game is not None and game.fair.seeding:
+            fair = game.fair
+            now = self.loop.time()
+            late = now - self.phase_since >= self.config.seed_window - DEADLINE_SLACK
+            after_ms = max(0, int((now - self.seeding_since) * 1000))
+            if fair.phase == COMMIT:
+                waiting = self.waiting_for_seeds()
+                if not late and not all(s in fair.commits for s in waiting):
+                    return
+                self.apply_action(None, SealSeeds(after_ms, tuple(waiting)))
+                self.phase_since = now
+            elif fair.phase == REVEAL:
+                if not late and not all(s in fair.revealed_seeds for s in fair.commits):
+                    return
+                self.apply_action(None, FixDeck(after_ms))
 
     def _playing_seat(self, player_id: str) -> int:
         """The player's seat in the running game (``not_seated``, or ``no_game`` before or after it)."""
@@ -584,6 +644,9 @@ class Table:
             raise RequestError("illegal_action", exc.reason) from None
         except EngineError as exc:
             raise RequestError("illegal_action", str(exc)) from None
+        self.hub.key.seal(records)
+        if any(r.kind == "deal_commit" for r in records):
+            self.seeding_since = self.phase_since = self.loop.time()
         if self.store is not None:
             seat_, data = game.history[-1]
             self.store.append_action(self.table_id, len(game.history) - 1, seat_, data)
@@ -608,8 +671,10 @@ class Table:
         """After any change: arm deadlines and bots, and have everyone told.
 
         Views are built when the lobby flushes (after the commit), once per
-        member however many changes the event-loop iteration made.
+        member however many changes the event-loop iteration made. A round's
+        seed phase closes here once it is complete (:meth:`seal_seeds`).
         """
+        self.seal_seeds()
         self.pacer.schedule()
         self.hub.table_dirty(self)
 

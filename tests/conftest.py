@@ -61,7 +61,7 @@ def timing_watch(monkeypatch) -> list[str]:
 
 @pytest.fixture
 def table_config() -> TableConfig:
-    return TableConfig(turn_timeout=30.0, bot_delay=0.0, away_delay=0.0, round_pause=0.0)
+    return TableConfig(turn_timeout=30.0, bot_delay=0.0, away_delay=0.0, round_pause=0.0, seed_window=0.05)
 
 
 @pytest.fixture

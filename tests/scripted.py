@@ -6,7 +6,7 @@ import asyncio
 import time
 from typing import Any, Callable
 
-from client.link import Link, RequestFailed
+from client.link import Link, LinkError, RequestFailed
 from engine.games.down_and_back.bots import baseline_action
 from protocol import messages as m
 
@@ -103,6 +103,56 @@ class ScriptedClient:
 
     async def act(self, action: dict[str, Any]) -> dict[str, Any]:
         return await self.link.act(action)
+
+
+class SeedingClient(ScriptedClient):
+    """A scripted client that seeds and checks every round as ours does (client.fairness.DealWatch):
+    its commitment as the deal_commit arrives, its seed as the seed set holding it does; ``verdicts``
+    are the rounds' checks. ``fixed_seeds``: its seeds follow from its name (a test's deals repeat)."""
+
+    def __init__(self, port: int, name: str, token: str | None = None, fixed_seeds: bool = False) -> None:
+        import hashlib
+        import itertools
+
+        from client.fairness import DealWatch
+
+        super().__init__(port, name, token)
+        if fixed_seeds:
+            count = itertools.count()
+            self.deals = DealWatch(lambda n: hashlib.sha256(f"{name} {next(count)}".encode()).digest()[:n])
+        else:
+            self.deals = DealWatch()
+        self.verdicts: list[Any] = []
+        self.seeding: list[asyncio.Future[None]] = []
+        self._early: dict[str, list[dict[str, Any]]] = {}
+
+    def _push(self, message: m.Message) -> None:
+        if isinstance(message, m.Event):
+            if message.table_id in self.facts:
+                self._deal(message.table_id, list(message.events))
+            else:  # a rematch's first events come before its first view: kept for it, as our client does
+                self._early.setdefault(message.table_id, []).extend(message.events)
+        super()._push(message)
+        if isinstance(message, m.View) and message.table_id in self._early:
+            self._deal(message.table_id, self._early.pop(message.table_id))
+
+    def _deal(self, table_id: str, events: list[dict[str, Any]]) -> None:
+        table = self.facts[table_id]
+        sends, verdicts = self.deals.arrived(table_id, events, table["seat"], table["settings"]["game"])
+        self.verdicts += verdicts
+        for send in sends:
+            self.seeding.append(asyncio.ensure_future(self._seed(table_id, *send)))
+
+    async def _seed(self, table_id: str, kind: str, round_no: int, value: str) -> None:
+        request, field = (m.SeedCommit, "commit") if kind == "seed_commit" else (m.ClientSeed, "seed")
+        try:
+            await self.request(request, **{field: value})
+        except RequestFailed as exc:  # the phase closed first (the window): the round is checked all the same
+            self.deals.refused(table_id, kind, round_no, exc.code, exc.message)
+            return
+        except LinkError:
+            return
+        self.deals.accepted(table_id, kind, round_no, value)
 
 
 async def autoplay(client, until_round: int, host: bool = False,

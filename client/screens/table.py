@@ -36,7 +36,8 @@ from ..widgets.table import Prompt, SeatPanel, SeatState, SidePanel
 
 if TYPE_CHECKING:
     from engine.contract import Part
-    from engine.fairness import Verdict
+
+    from ..fairness import RoundStatus
 
 MAX_SEATS = 5
 MAX_EARLY_NEWS = 256  # pushes kept for a table screen not mounted yet (it mounts within a frame or two)
@@ -90,6 +91,8 @@ class TableScreen(SteadyScreen, Screen[None]):
         Binding("n", "toggle_bell", "Bell", show=False,
                 tooltip="your-turn bell and notification off/on (remembered)"),
         Binding("H", "history", "History", show=False, tooltip="your finished rounds at this table, and their replays"),
+        Binding("f", "fair", "Fair deal", show=False,
+                tooltip="the fair deal: what this round's check proves, the seeds, the server's key"),
     ]
     MENU = ("end_game", "sit_out", "come_back", "history", "leave", "toggle_bell")  # with the app's
 
@@ -112,7 +115,8 @@ class TableScreen(SteadyScreen, Screen[None]):
         self._shown: dict[str, Content] = {}
         self._offered: tuple[bool, ...] = ()
         self._mine = False  # the last view had a decision of ours (the bell rings when one begins)
-        self.verdict: Verdict | None = None  # the last round's deal check (the mark in the top bar)
+        self.deal: RoundStatus | None = None  # the round's fair deal as this client follows it (the top bar's mark)
+        self._deal_shown: str | None = None  # the mark last shown
         self._early: list[Callable[[], None]] = []  # what was shown before the screen was mounted, in order
         self._scores_asked = False  # the table's history, for the side panel's scores (_ask_scores)
         self._display_held = 0  # see hold_display
@@ -160,10 +164,14 @@ class TableScreen(SteadyScreen, Screen[None]):
         return settings.get("game") or DEFAULT_GAME
 
     def describe(self, event: Mapping[str, Any]) -> list[Part] | None:
-        """An event in its one wording: the game's (its engine's ``describe``), else the table's own."""
+        """An event in its one wording: the game's (its engine's ``describe``), else the table's own. The
+        fair deal's events get no log line: the top bar's mark says where the deal stands (key f: more)."""
         from engine.contract import describe_table_event
+        from engine.fairness import FAIR_KINDS
         from engine.games import GAMES
 
+        if event.get("kind") in FAIR_KINDS:
+            return None
         game = GAMES.get(self.game_of(self.view))
         parts = game.describe(event) if game is not None else None
         return parts if parts is not None else describe_table_event(event)
@@ -379,9 +387,8 @@ class TableScreen(SteadyScreen, Screen[None]):
         if table.get("fixed_seed"):  # the operator fixed the shuffle: the deals are predictable
             parts.append(("  UNFAIR: seeded", "bold #ff5f5f"))
         parts += self.board.info(view.get("game"), self.rules)
-        if self.verdict is not None:  # the last round's deal as this client checked it (docs/FAIRNESS.md)
-            parts.append(("  deal verified" if self.verdict.ok else "  DEAL NOT VERIFIED",
-                          "dim #87d787" if self.verdict.ok else "bold #ffffff on #d70000"))
+        if self.deal is not None:  # the round's deal as this client follows and checks it (docs/FAIRNESS.md)
+            parts.append(deal_mark(self.deal))
         if table.get("spectators"):
             parts.append((f"  {table['spectators']} watching", "dim"))
         if table.get("seat") is None and not self.in_waiting_room(view):
@@ -505,14 +512,21 @@ class TableScreen(SteadyScreen, Screen[None]):
     def note(self, text: str, style: str = "#ffaf5f") -> None:
         self._show(lambda: self.query_one("#log", LineLog).write(Content.styled(text, style)))
 
-    def show_verdict(self, verdict: Verdict) -> None:
-        """A round's deal checked: quietly in the log and the top bar, or loudly (its message in red)."""
-        self.verdict = verdict
-        if verdict.ok:
-            self.note(f"Round {verdict.round}: deal verified", "dim #87d787")
-        else:
-            self.note(f"Round {verdict.round}: DEAL NOT VERIFIED: {verdict.message}", "bold #ff5f5f")
+    def show_deal(self, status: RoundStatus | None) -> None:
+        """Where the round's deal stands (sealing, fixed, checked): the top bar's mark, not the log; a round
+        that does not verify is also a loud notification (the app's)."""
+        if status is None or (status is self.deal and status.short == self._deal_shown):
+            return
+        self.deal, self._deal_shown = status, status.short
         self._show(lambda: self._update_info(self.view, self.table) if self.view is not None else None)
+
+    def action_fair(self) -> None:
+        """Key f: the fair deal's details."""
+        from .fair import FairDealScreen
+
+        app = self.app
+        self.app.push_screen(FairDealScreen(self.deal, getattr(app, "key_state", None), getattr(app, "pin_as", None),
+                                            dict(self.names), self.me))
 
     @on(Input.Submitted, "#chat-input")
     def _send_chat(self, event: Input.Submitted) -> None:
@@ -688,3 +702,14 @@ class TableScreen(SteadyScreen, Screen[None]):
             if app.check_action(binding.action, ()) is not False:
                 entries.append((app, binding))
         return entries
+
+
+def deal_mark(status: RoundStatus) -> tuple[str, str]:
+    """The top bar's mark for the round's deal: what it proves once checked (quiet when it is a player's
+    seed that made the deck, amber when it came from the server's seed alone, loud when it failed)."""
+    text = status.short
+    if text.startswith("DEAL NOT"):
+        return (f"  {text}", "bold #ffffff on #d70000")
+    if "server seed only" in text:
+        return (f"  {text}", "#ffd75f")
+    return (f"  {text}", "dim #87d787" if text.startswith("verified") else "dim")

@@ -4,12 +4,14 @@
     python docs/tools/example_session.py --write   # replace them in docs/PROTOCOL.md
 
 A seeded in-process dab-server and a bare client that writes every frame
-itself: Ann plays a bot heads-up for one round, chats, pings, and the server
-shuts down; then a client that skips its hello. Every message shown is one the
-server really sent, in the order it sent them; the trimming is only that a view's
-``table`` and ``game`` show some of their fields (``...``) and that the random
-player id, token and clock readings are replaced by fixed ones (``deadline_ms``
-to the second).
+itself: Ann plays a bot heads-up for one round (committing to and revealing her
+client seed), chats, pings, and the server shuts down; then a client that skips its
+hello. Every message shown is one the server really sent, in the order it sent them;
+the trimming is only that a view's ``table`` and ``game`` show some of their fields
+(``...``) and that the random player id, token and clock readings are replaced by
+fixed ones (``deadline_ms`` to the second; a seed phase's ``after_ms`` by fixed
+milliseconds, its signature made again for them: the example's server key is a fixed
+one, so every signature shown verifies).
 ``tests/protocol/test_conformance.py`` records it again and fails if the document differs.
 """
 
@@ -28,10 +30,14 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey  # noqa: E402
+
+from engine.fairness import seed_commitment  # noqa: E402
 from engine.games.down_and_back.bots import baseline_action  # noqa: E402
 from protocol import messages as m  # noqa: E402
 from protocol.framing import FrameDecoder, encode_frame  # noqa: E402
 from server import __version__  # noqa: E402
+from server.keys import ServerKey  # noqa: E402
 from server.lobby import Lobby, LobbyConfig  # noqa: E402
 from server.net import GameServer, NetConfig  # noqa: E402
 from server.table import TableConfig  # noqa: E402
@@ -42,6 +48,9 @@ TABLE_FIELDS = ("title", "seat", "state", "host_seat")
 GAME_FIELDS = ("phase", "hand", "discard_top", "legal", "round", "dealer", "turn", "step", "to_act", "pot",
                "stock_count")
 WIDTH = 86
+KEY = ServerKey(Ed25519PrivateKey.from_private_bytes(bytes(range(100, 132))))  # the example server's
+ANN_SEED = "a1" * 16  # Ann's client seed (the reference client draws 32 fresh bytes)
+AFTER_MS = {"seed_set": 7, "deck_fixed": 12}  # the seed phases' clock readings, fixed
 
 
 class Recorder:
@@ -113,6 +122,8 @@ def render(direction: str, message: dict[str, Any]) -> list[str]:
         message["ts"] = TS
     if message.get("type") == "view" and message["deadline_ms"] is not None:
         message["deadline_ms"] = -(-message["deadline_ms"] // 1000) * 1000
+    if message.get("type") == "event":
+        message["events"] = [fixed_clock(e) for e in message["events"]]
     parts = []
     for key, value in message.items():
         fields = {"table": TABLE_FIELDS, "game": GAME_FIELDS}.get(key) if message.get("type") == "view" else None
@@ -125,14 +136,27 @@ def render(direction: str, message: dict[str, Any]) -> list[str]:
     return textwrap.wrap(text, WIDTH, subsequent_indent="    ", break_long_words=False, break_on_hyphens=False)
 
 
+def fixed_clock(event: dict[str, Any]) -> dict[str, Any]:
+    """A seed phase's ``after_ms`` (and the reveal's actions that made it) fixed, and signed again."""
+    kind = event.get("kind")
+    if kind in AFTER_MS:
+        event = dict(event, after_ms=AFTER_MS[kind])
+        event["sig"] = KEY.signature(event)
+    elif kind == "deal_reveal":
+        after = {"seal_seeds": AFTER_MS["seed_set"], "fix_deck": AFTER_MS["deck_fixed"]}
+        event = dict(event, actions=[[s, dict(a, after_ms=after[a["kind"]]) if a["kind"] in after else a]
+                                     for s, a in event["actions"]])
+    return event
+
+
 def _json(value: Any) -> str:
     return json.dumps(value, ensure_ascii=False)
 
 
 async def session() -> list[str]:
     """Ann against a bot, heads-up, for one round."""
-    config = LobbyConfig(table=TableConfig(turn_timeout=60.0, bot_delay=0.0, away_delay=0.0, round_pause=60.0),
-                         seed=b"protocol example")
+    config = LobbyConfig(table=TableConfig(turn_timeout=60.0, bot_delay=0.0, away_delay=0.0, round_pause=60.0,
+                                           seed_window=10.0), seed=b"protocol example", key=KEY)
     server = GameServer(Lobby(config, f"dab-server {__version__}"), NetConfig())
     await server.start("127.0.0.1", 0)
     try:
@@ -147,10 +171,18 @@ async def session() -> list[str]:
         await ann.request({"type": "add_bot"})
         ann.say("")
         await ann.request({"type": "start"})
+        ann.say("          (the deal waits for Ann's seed, or its 10 s window: nobody is to act)")
         await ann.until(lambda v: v)  # the game has started
+        commit = seed_commitment(bytes.fromhex(ann.view["fair"]["commitment"]), ann.view["seat"],
+                                 bytes.fromhex(ANN_SEED)).hex()
+        await ann.request({"type": "seed_commit", "commit": commit})
+        await ann.until(lambda v: v["fair"]["phase"] == "reveal", show=True)
+        ann.say("          (the only human has committed: the seeds are sealed; Ann reveals hers)")
+        await ann.request({"type": "client_seed", "seed": ANN_SEED})
+        await ann.until(lambda v: v["legal"], show=True)
         if ann.view["cutter"] == ann.view["seat"]:
-            ann.say("          (heads-up, Ann sits right of the dealer: she cuts)")
-        await ann.until(lambda v: v["legal"])
+            ann.say("          (the first dealer was drawn from the deal; heads-up, Ann sits right of the")
+            ann.say("          dealer: she cuts)")
         await ann.request({"type": "act", "action": baseline_action(ann.view).to_data()})
         ann.say("          (only Ann's copy of her deal event carries her hand)")
         await ann.until(lambda v: v["legal"])

@@ -144,9 +144,9 @@ function sample(xs, k) { const a = [...xs]; for (let i = a.length - 1; i > 0; i-
 
 // PROTOCOL.md §5.1: the keys of each request's `ok` result.
 const RESULT_KEYS = {
-  list_tables: ["tables", "total", "games", "balance"], create_table: ["table_id", "seat"],
+  list_tables: ["tables", "total", "games", "balance", "server_key"], create_table: ["table_id", "seat"],
   join: ["table_id", "seat"], watch: ["table_id"], leave: [], start: [], add_bot: ["seat"],
-  remove_bot: [], end_game: [], act: ["seq"], sit_out: [], client_seed: [], chat: [], history: ["rounds"],
+  remove_bot: [], end_game: [], act: ["seq"], sit_out: [], seed_commit: [], client_seed: [], chat: [], history: ["rounds"],
   offer_rematch: [], answer_rematch: [], past_rounds: ["rounds", "next"], past_games: ["games", "next"],
   replay: ["game_name", "table_id", "round", "seat", "total", "steps", "next"],
   leaderboard: ["by", "game", "players", "total", "rank", "hidden"], set_hidden: [], ping: [],
@@ -162,6 +162,7 @@ const ERRORS = {
   add_bot: ["not_at_table", "not_host", "game_running", "table_full", "bad_level"],
   remove_bot: ["not_at_table", "not_host", "game_running", "no_such_seat"], end_game: ["not_at_table", "not_host", "no_game"],
   act: ["not_seated", "no_game", "bad_action", "not_your_turn", "illegal_action"], sit_out: ["not_seated", "no_game"],
+  seed_commit: ["not_seated", "no_game", "bad_action", "illegal_action"],
   client_seed: ["not_seated", "no_game", "bad_action", "illegal_action"], chat: ["rate_limited", "not_at_table", "too_long", "busy"],
   history: [], ping: [], stats: [], set_hidden: [], leaderboard: ["no_such_game"],
 };
@@ -169,7 +170,7 @@ const ANY_ERRORS = ["rate_limited", "internal", "busy"];
 const WELCOME_KEYS = ["type", "id", "version", "server", "player_id", "token", "resumed", "table_id", "seat"];
 const SUMMARY_KEYS = ["table_id", "name", "title", "host", "seats", "players", "settings", "state", "private", "spectators"];
 const PLAYER_SUMMARY_KEYS = ["seat", "name", "bot", "connected"];
-const TABLE_KEYS = ["table_id", "name", "title", "settings", "state", "host_seat", "seat", "members", "spectators", "private", "fixed_seed", "rematch", "chip_history"];
+const TABLE_KEYS = ["table_id", "name", "title", "settings", "state", "host_seat", "seat", "members", "spectators", "private", "fixed_seed", "server_key", "rematch", "chip_history"];
 const MEMBER_KEYS = ["seat", "name", "bot", "level", "connected", "away"];
 const VIEW_KEYS = ["type", "table_id", "table", "game", "decision", "deadline_ms"];
 const GAME_KEYS = {
@@ -181,13 +182,16 @@ const DAB_PLAYER_KEYS = ["seat", "name", "stack", "cards", "in_round", "out", "a
 // and the fields only the copy sent to the event's own seat may carry.
 const COMMON_EVENTS = {
   timeout: ["seat"], rematch: ["seat", "seats"], rematch_answer: ["seat", "accept"], rematch_cancelled: ["reason", "?seat"],
-  rematch_started: ["table_id"], deal_commit: ["round", "version", "commitment"], client_seed: ["seat", "seed"],
-  deal_reveal: ["round", "version", "commitment", "seed", "client_seeds", "state", "actions"],
+  rematch_started: ["table_id"],
+  deal_commit: ["round", "version", "commitment", "key", "table_id", "game", "seats", "window_ms", "sig"],
+  seed_commit: ["seat", "commit"], seed_set: ["round", "commitment", "commits", "waiting", "after_ms", "sig"], client_seed: ["seat"],
+  deck_fixed: ["round", "commitment", "client_seeds", "withheld", "after_ms", "sig"],
+  deal_reveal: ["round", "version", "commitment", "key", "table_id", "game", "seats", "window_ms", "seed", "client_seeds", "withheld", "state", "actions", "sig"],
 };
 const SHOWDOWN_FIELDS = ["round", "reveal", "down_winner", "back_winner", "down_draws", "back_draws", "pot", "winner", "carried"];
 const EVENTS = {
   "down-and-back": {
-    round: ["round", "dealer", "cutter", "seats", "ante", "pot"], cut: ["seat", "position", "random"],
+    round: ["round", "dealer", "cutter", "seats", "ante", "pot"], dealer: ["seat", "cutter", "seats"], cut: ["seat", "position", "random"],
     deal: ["seat", "cards", "*hand"], up_card: ["card", "stock"], take_stock: ["seat", "*card"], take_discard: ["seat", "card"],
     discard: ["seat", "card"], skip: ["seat"], call_end: ["seat", "orbit"], reshuffle: ["stock", "up_card"], showdown: ["seats"],
     split_in: ["seat", "*down", "*back"], reveal: ["seat", "down", "back", "down_name", "back_name"],
@@ -382,26 +386,55 @@ async function greet(port, name, token = null) {
   return c;
 }
 
-// ---------------------------------------------------------------- fairness (FAIRNESS.md §2)
+// ---------------------------------------------------------------- fairness (FAIRNESS.md §2, version 2)
 
+const u8 = (v) => Buffer.from([v]);
 const u16 = (v) => { const b = Buffer.alloc(2); b.writeUInt16BE(v); return b; };
 const u32 = (v) => { const b = Buffer.alloc(4); b.writeUInt32BE(v); return b; };
 const u64 = (v) => { const b = Buffer.alloc(8); b.writeBigUInt64BE(BigInt(v)); return b; };
+const str8 = (t) => { const b = Buffer.from(t, "utf8"); return Buffer.concat([u8(b.length), b]); };
 const label = (s) => Buffer.concat([Buffer.from(s, "ascii"), Buffer.from([0])]);
 const sha256 = (...parts) => crypto.createHash("sha256").update(Buffer.concat(parts)).digest();
+const hex = (h) => Buffer.from(h, "hex");
 
-function commitment(seed, round, version = 1) {
-  return sha256(label("down-and-back/fair/commit"), u16(version), u64(round), seed).toString("hex");
+function context(key, game, tableId, round, version = 2) {
+  return sha256(label("down-and-back/fair/context"), u16(version), key, str8(game), str8(tableId), u64(round));
+}
+function commitment(seed, ctx) { return sha256(label("down-and-back/fair/commit"), ctx, seed).toString("hex"); }
+function seedCommit(deal, seat, s) {
+  return sha256(label("down-and-back/fair/seed-commit"), hex(deal), u32(seat), u8(s.length), s).toString("hex");
 }
 function clientDigest(seeds) {  // seeds: [[seat, Buffer]]
   const sorted = [...seeds].sort((a, b) => a[0] - b[0]);
   return sha256(label("down-and-back/fair/client-seeds"), ...sorted.flatMap(([seat, s]) => [u32(seat), Buffer.from([s.length]), s]));
 }
+const seats32 = (seats) => Buffer.concat([u8(seats.length), ...seats.map(u32)]);
+function signedMessage(e) {  // §2 "Signatures": from the event's own fields
+  const deal = hex(e.commitment);
+  if (e.kind === "deal_commit")
+    return Buffer.concat([label("down-and-back/fair/sign/deal-commit"), context(hex(e.key), e.game, e.table_id, e.round, e.version), deal, u32(e.window_ms), seats32(e.seats)]);
+  if (e.kind === "seed_set")
+    return Buffer.concat([label("down-and-back/fair/sign/seed-set"), deal, u32(e.after_ms), u8(e.commits.length),
+      ...e.commits.flatMap(([s, c]) => [u32(s), hex(c)]), seats32(e.waiting)]);
+  const digest = clientDigest(e.client_seeds.map(([s, h]) => [s, hex(h)]));
+  if (e.kind === "deck_fixed")
+    return Buffer.concat([label("down-and-back/fair/sign/deck-fixed"), deal, u32(e.after_ms), digest, seats32(e.withheld)]);
+  return Buffer.concat([label("down-and-back/fair/sign/reveal"), deal, hex(e.seed), digest]);
+}
+function signedBy(e, key) {  // Ed25519 (RFC 8032) with node's own crypto
+  if (typeof e.sig !== "string" || !/^[0-9a-f]{128}$/.test(e.sig)) return false;
+  const spki = Buffer.concat([hex("302a300506032b6570032100"), key]);
+  return crypto.verify(null, signedMessage(e), crypto.createPublicKey({ key: spki, format: "der", type: "spki" }), hex(e.sig));
+}
+function fingerprint(key) {
+  const blob = Buffer.concat([u32(11), Buffer.from("ssh-ed25519"), u32(32), key]);
+  return "SHA256:" + crypto.createHash("sha256").update(blob).digest("base64").replace(/=+$/, "");
+}
 class Stream {
-  constructor(seed, round, digest, version = 1) { Object.assign(this, { seed, round, digest, version }); this.k = 0; this.bits = []; }
+  constructor(seed, ctx, digest) { Object.assign(this, { seed, ctx, digest }); this.k = 0; this.bits = []; }
   bit() {
     if (!this.bits.length) {
-      const block = crypto.createHmac("sha256", this.seed).update(Buffer.concat([label("down-and-back/fair/stream"), u16(this.version), u64(this.round), this.digest, u64(this.k++)])).digest();
+      const block = crypto.createHmac("sha256", this.seed).update(Buffer.concat([label("down-and-back/fair/stream"), this.ctx, this.digest, u64(this.k++)])).digest();
       for (const byte of block) for (let i = 7; i >= 0; i--) this.bits.push((byte >> i) & 1);
       this.bits.reverse();
     }
@@ -416,43 +449,77 @@ class Stream {
 }
 
 function selfTestFairness() {
+  const where = "FAIRNESS.md §5";
   const seed = Buffer.from([...Array(32).keys()]);
-  check(commitment(seed, 1) === "41c4be6b4ec9dcaceb81c18a0ee4b23fdff729db89aa23b5c5767d51b57c9069", "FAIRNESS.md §5", "commitment test vector");
-  const digest = clientDigest([[0, Buffer.from("00112233", "hex")], [2, Buffer.from("ff", "hex")]]);
-  check(digest.toString("hex") === "8676b38629f6cf85032c3b4d175306ae4322fac1ca5c4692211f6c30dbc11686", "FAIRNESS.md §5", "client digest test vector");
-  const deck = new Stream(seed, 1, digest).shuffle(SORTED_PACK).join(" ");
-  check(deck === "7S 5H 6H 4D 4C AS 5C 3C KC JH AH 10S 5D KS 9C 2C 10C 2S 8S 6C QD KD 3S 5S 6S AC 7H JD QH 9H JC JS 3H QS 2H KH 8H 3D 2D 4H 9S 6D 10D 10H 9D 8D QC 4S AD 7D 8C 7C",
-    "FAIRNESS.md §5", `shuffle test vector, got ${deck}`);
+  const key = hex("d75a980182b10ab7d54bfed3c964073a0ee172f3daa62325af021a68f707511a");
+  const ctx = context(key, "down-and-back", "t1", 1);
+  check(ctx.toString("hex") === "2dff21dfd882888e2a3129776d5c4ad994641049f24a2a014cddbeaf82005598", where, "context test vector");
+  const deal = commitment(seed, ctx);
+  check(deal === "2b1bbf2cf6d52b8c0736b37994b698719d5440bce06ec85c3d392c3bc9decc86", where, "commitment test vector");
+  check(seedCommit(deal, 0, hex("00112233")) === "89f66a17f3c6f159df36bf451b2829b03a43bf5e02b541e595ff6c498eb4edfd", where, "seed commitment test vector");
+  const seeds = [[0, hex("00112233")], [2, hex("ff")]];
+  const digest = clientDigest(seeds);
+  check(digest.toString("hex") === "8676b38629f6cf85032c3b4d175306ae4322fac1ca5c4692211f6c30dbc11686", where, "client digest test vector");
+  const deck = new Stream(seed, ctx, digest).shuffle(SORTED_PACK).join(" ");
+  check(deck === "10C 9D 9H 6H 3D 6C 2S 2H AH 4H 10S 7H 5D JD 3H 4C 2D 9S KH QH 5H AS 10H QS JS KD 7S KS QD 8C AC 6S QC 10D JH 5S 8S 7C 7D 8H JC KC 5C 2C 3C 3S 4D 6D 8D 4S AD 9C",
+    where, `shuffle test vector, got ${deck}`);
+  check(fingerprint(key) === "SHA256:bbXpuKG6zhzdmnxq256TlqzFBzRl2f6OOg722cYNbU8", where, "fingerprint test vector");
+  const commitEvent = { kind: "deal_commit", round: 1, version: 2, commitment: deal, key: key.toString("hex"), table_id: "t1", game: "down-and-back",
+    seats: [0, 1, 2], window_ms: 3000, sig: "c2582ce7d102ea4fca9331457168c9b2592b330a70e00cdb48242661e6baadfdec66880da27a72f529013c32847443db7326018b528f211d43a85fc3d2fa960f" };
+  check(signedBy(commitEvent, key), where, "deal_commit signature test vector");
+  check(!signedBy({ ...commitEvent, window_ms: 3001 }, key), where, "a changed deal_commit still verified");
 }
 
-/** Follows one connection's rounds: commitments, client seeds, and (Down and Back) the deal and stock draws. */
+/** Follows one connection's rounds: commitments, seed phases, signatures, and the deal and draws. */
 class FairWatcher {
   constructor(conn, game) { this.conn = conn; this.game = game; this.rounds = new Map(); this.verified = 0; }
   event(e) {
     const where = `${this.conn.label} fair`;
     const r = this.current;
     if (e.kind === "deal_commit") {
-      this.current = { round: e.round, commitment: e.commitment, seeds: [], events: [], mine: null };
+      this.current = { round: e.round, commit: e, events: [], mine: null, myCommit: null };
       this.rounds.set(e.round, this.current);
-      check(e.version === 1 && /^[0-9a-f]{64}$/.test(e.commitment), where, `deal_commit ${JSON.stringify(e)}`);
+      const key = /^[0-9a-f]{64}$/.test(e.key || "") ? hex(e.key) : null;
+      check(e.version === 2 && /^[0-9a-f]{64}$/.test(e.commitment) && key && e.table_id === this.conn.tableId && e.game === this.game,
+        where, `deal_commit ${JSON.stringify(e)}`);
+      if (key && this.conn.serverKey) check(e.key === this.conn.serverKey, where, `deal_commit signed by ${fingerprint(key)}, not the key the table shows`);
+      if (key) check(signedBy(e, key), where, `round ${e.round}: the deal_commit's signature does not verify (signature)`);
       return;
     }
     if (!r) return;
-    if (e.kind === "client_seed") r.seeds.push([e.seat, e.seed]);
-    else if (e.kind === "deal_reveal") this.reveal(r, e, where);
-    else r.events.push(e);
+    const key = hex(r.commit.key);
+    if (e.kind === "seed_set") {
+      r.sealed = e;
+      check(signedBy(e, key), where, `round ${r.round}: the seed_set's signature does not verify (signature)`);
+      const missing = e.waiting.filter((s) => !e.commits.some(([t]) => t === s));
+      check(!missing.length || e.after_ms >= r.commit.window_ms, where, `round ${r.round}: sealed after ${e.after_ms} ms without seat ${missing} it waited for (window)`);
+      if (r.myCommit) {
+        const mine = e.commits.find(([s]) => s === this.conn.seat);
+        if (mine && mine[1] === r.myCommit) revealSeed(this.conn, r);
+        else check(e.after_ms >= r.commit.window_ms, where, `round ${r.round}: my commitment is not in the seed set, sealed before the window`);
+      }
+    } else if (e.kind === "deck_fixed") {
+      r.fixed = e;
+      check(signedBy(e, key), where, `round ${r.round}: the deck_fixed's signature does not verify (signature)`);
+      for (const [s, h] of e.client_seeds)
+        check(r.sealed && r.sealed.commits.some(([t, c]) => t === s && c === seedCommit(r.commit.commitment, s, hex(h))), where,
+          `round ${r.round}: seat ${s}'s seed matches no commitment of the seed set (late seed)`);
+      if (e.withheld.length) check(e.after_ms >= r.sealed.after_ms + r.commit.window_ms, where, `round ${r.round}: reveals closed early (window)`);
+    } else if (e.kind === "deal_reveal") this.reveal(r, e, where);
+    if (!["seed_commit", "seed_set", "client_seed", "deck_fixed", "deal_reveal"].includes(e.kind)) r.events.push(e);
   }
   reveal(r, e, where) {
     this.current = null;
-    if (!check(e.round === r.round && e.commitment === r.commitment && e.version === 1, where, `reveal of round ${e.round} does not match its commitment (commitment)`)) return;
-    const seed = Buffer.from(e.seed, "hex");
-    if (!check(commitment(seed, e.round) === r.commitment, where, `round ${e.round}: revealed seed does not hash to the commitment`)) return;
-    const told = JSON.stringify([...r.seeds].sort((a, b) => a[0] - b[0]));
-    check(told === JSON.stringify(e.client_seeds), where, `round ${e.round}: client seeds told ${told}, revealed ${JSON.stringify(e.client_seeds)}`);
-    if (r.mine) check(e.client_seeds.some(([s, h]) => h === r.mine), where, `round ${e.round}: my accepted seed is not among the revealed ones`);
+    const c = r.commit;
+    if (!check(["round", "commitment", "key", "table_id", "game", "version"].every((k) => e[k] === c[k]), where, `reveal of round ${e.round} does not match its commitment (commitment)`)) return;
+    const seed = hex(e.seed), ctx = context(hex(c.key), c.game, c.table_id, c.round);
+    if (!check(commitment(seed, ctx) === c.commitment, where, `round ${e.round}: revealed seed does not hash to the commitment`)) return;
+    check(signedBy(e, hex(c.key)), where, `round ${e.round}: the reveal's signature does not verify (signature)`);
+    if (r.fixed) check(JSON.stringify(r.fixed.client_seeds) === JSON.stringify(e.client_seeds), where, `round ${e.round}: the deck was fixed from ${JSON.stringify(r.fixed.client_seeds)}, revealed ${JSON.stringify(e.client_seeds)}`);
+    if (r.mine) check(e.client_seeds.some(([s, h]) => s === this.conn.seat && h === r.mine), where, `round ${e.round}: my accepted seed is not among the revealed ones`);
     check(JSON.stringify(e.state && (e.state.deck || e.state.pack)) === JSON.stringify(SORTED_PACK) || !(e.state && (e.state.deck || e.state.pack)), where,
       `round ${e.round}: the state's pack is not the sorted pack`);
-    const stream = new Stream(seed, e.round, clientDigest(e.client_seeds.map(([s, h]) => [s, Buffer.from(h, "hex")])));
+    const stream = new Stream(seed, ctx, clientDigest(e.client_seeds.map(([s, h]) => [s, hex(h)])));
     if (this.game === "down-and-back") this.checkDownAndBackDeal(r, stream, where);
     else this.checkCribbageDeal(r, stream, where, e);
     this.verified++;
@@ -461,9 +528,16 @@ class FairWatcher {
     const ev = (k) => r.events.find((x) => x.kind === k);
     const start = this.roundEvents?.get(r.round), cut = ev("cut");
     if (!cut || !start) return;  // a round whose deal this connection did not see
+    let seats = start.seats;
+    if (start.dealer === null) {  // §3.4: the game's first dealer is the stream's first draw, seats ascending
+      const drawn = [...start.seats].sort((a, b) => a - b)[stream.below(start.seats.length)], told = ev("dealer");
+      if (!check(told && told.seat === drawn, where, `round ${r.round}: first dealer ${told && told.seat}, the deal draws ${drawn} (first dealer)`)) return;
+      seats = told.seats;
+    }
     let deck = stream.shuffle(SORTED_PACK);
+    if (cut.random) stream.below(52 - 8 + 1);
     deck = [...deck.slice(cut.position), ...deck.slice(0, cut.position)];
-    const seats = start.seats, hands = Object.fromEntries(seats.map((s) => [s, []]));
+    const hands = Object.fromEntries(seats.map((s) => [s, []]));
     let i = 0;
     for (let k = 0; k < 7; k++) for (const s of seats) hands[s].push(deck[i++]);
     const up = deck[i++];
@@ -708,6 +782,13 @@ class RulesWatcher {
   event(e) {
     const where = `${this.where} rules`;
     if (this.game === "down-and-back") {
+      if (e.kind === "round" && e.dealer === null) {  // the game's first round: its dealer is drawn from the deal (§5 dealer)
+        check(e.cutter === null && this.lastDealer === null && JSON.stringify(e.seats) === JSON.stringify([...e.seats].sort((a, b) => a - b)),
+          where, `round ${e.round}: a round without a dealer that is not the game's first, or whose seats are not ascending`);
+        this.firstRound = e;
+        return;
+      }
+      if (e.kind === "dealer") e = { ...this.firstRound, kind: "round", dealer: e.seat, cutter: e.cutter, seats: e.seats };
       if (e.kind === "round") {
         const n = e.seats.length;
         check(e.dealer === e.seats[n - 1], where, `round ${e.round}: the dealer ${e.dealer} is not the last of the play order ${e.seats}`);
@@ -790,13 +871,14 @@ function autoplay(conn, game, { totalChips }) {
   conn.onMessage = (msg) => {
     checkShapes(conn, msg);
     checkHidden(conn, msg);
+    if (msg.type === "event") conn.tableId = msg.table_id;
+    if (msg.type === "view") conn.serverKey = msg.table.server_key;
     if (msg.type === "event") for (const e of msg.events) {
       if (conn.rules) conn.rules.event(e);
       if (e.kind === "sit_in") conn.sitIns = (conn.sitIns || 0) + e.chips;  // a newcomer's buy-in joins the table's chips
       if (e.kind === "round") conn.fair.roundEvents.set(e.round, e);
       conn.fair.event(e);
-      const dealtIn = conn.fair.roundEvents.get(e.round)?.seats?.includes(conn.seat) ?? true;
-      if (e.kind === "deal_commit" && conn.seat !== null && conn.sendSeeds && dealtIn) sendSeed(conn, e.round);
+      if (e.kind === "deal_commit" && conn.seat !== null && conn.sendSeeds && e.seats.includes(conn.seat)) commitSeed(conn, e);
     }
     if (msg.type === "view" && msg.game) {
       // §4: dab-server sends each reply before the pushes its request caused, so while our act awaits its
@@ -811,16 +893,22 @@ function autoplay(conn, game, { totalChips }) {
   };
 }
 
-async function sendSeed(conn, round) {
-  const seed = crypto.randomBytes(32).toString("hex");
-  const r = await conn.request("client_seed", { seed });
+// FAIRNESS.md §3: commit as the deal_commit arrives, reveal as the seed set holding the commitment does.
+async function commitSeed(conn, commit) {
+  const fr = conn.fair.rounds.get(commit.round);
+  const seed = crypto.randomBytes(32);
+  const value = seedCommit(commit.commitment, conn.seat, seed);
+  if (fr) { fr.seed = seed; fr.myCommit = value; }
   conn.seeds = conn.seeds || { sent: 0, accepted: 0 };
   conn.seeds.sent++;
-  if (r.type === "ok") { conn.seeds.accepted++; const fr = conn.fair.rounds.get(round); if (fr) fr.mine = seed; }
-  else if (r.code === "illegal_action" && conn.fair.roundEvents.get(round)?.cutter === conn.seat && conn.game === "down-and-back")
-    problem(conn.label, `the cutter's own seed, sent before its cut, was refused: ${r.message}`);
-  else if (r.code === "illegal_action" || r.code === "no_game") note(conn.label, `client_seed sent as the deal_commit arrived was refused: ${r.message}`);
-  else problem(conn.label, `client_seed right after deal_commit refused: ${JSON.stringify(r)}`);
+  const r = await conn.request("seed_commit", { commit: value });
+  if (r.type !== "ok" && r.code !== "illegal_action" && r.code !== "no_game") problem(conn.label, `seed_commit right after deal_commit refused: ${JSON.stringify(r)}`);
+  else if (r.type !== "ok") note(conn.label, `seed_commit sent as the deal_commit arrived was refused: ${r.message}`);
+}
+async function revealSeed(conn, fr) {
+  const r = await conn.request("client_seed", { seed: fr.seed.toString("hex") });
+  if (r.type === "ok") { conn.seeds.accepted++; fr.mine = fr.seed.toString("hex"); }
+  else problem(conn.label, `client_seed sent as the seed set holding my commitment arrived was refused: ${JSON.stringify(r)}`);
 }
 
 function maybeAct(conn, game, view) {

@@ -27,7 +27,7 @@ from engine.games import find_game
 from engine.replay import opening, replay_steps
 from engine.rng import HashRng
 from protocol import messages as m
-from scripted import ScriptedClient, autoplay
+from scripted import ScriptedClient, SeedingClient, autoplay
 from tui_helpers import screen_name, screen_text, wait_for
 
 
@@ -238,12 +238,13 @@ class SlowApp(DabApp):
 
 @contextlib.asynccontextmanager
 async def at_the_rematch_cut(server: Any) -> AsyncIterator[tuple[Any, SlowApp, ScriptedClient, Any, int]]:
-    """Ann hosts (seat 0, so her first decision at the rematch's table is its cut) and offers by key; a modal
-    is open over her game over when Bob's acceptance starts the rematch while her client reads nothing, so the
-    old table's last pushes, the new table's first events (its round, its ``deal_commit``) and its first view
-    reach her at once. Yields (pilot, app, bob, the old table screen, how many events Bob had before)."""
+    """Ann hosts and offers by key; a modal is open over her game over when Bob's acceptance starts the
+    rematch while her client reads nothing, so the old table's last pushes, the new table's first events
+    (its round, its ``deal_commit``) and its first view reach her at once. Both seed: the deal waits for
+    them (its window is long). Yields (pilot, app, bob, the old table screen, how many events Bob had before)."""
+    server.lobby.config.table.seed_window = 10.0
     app = SlowApp(Session("127.0.0.1", server.port, "Ann"))
-    async with app.run_test(size=(100, 30)) as pilot, ScriptedClient(server.port, "Bob") as bob:
+    async with app.run_test(size=(100, 30)) as pilot, SeedingClient(server.port, "Bob") as bob:
         old_id = await ann_hosts_a_finished_game(pilot, app, bob)
         await pilot.press("r")
         await wait_for(pilot, lambda: "waiting for Bob" in screen_text(app), what="her offer")
@@ -258,32 +259,43 @@ async def at_the_rematch_cut(server: Any) -> AsyncIterator[tuple[Any, SlowApp, S
         yield pilot, app, bob, old, before
 
 
-async def test_a_rematch_whose_first_decision_is_our_cut_opens_it_and_sends_our_seed_first(server):
-    """The new table's events come before its view: the client keeps them, so its client seed for the
-    new table's first round goes in before the cut (Bob is told of it), and the cut window opens on it."""
+async def test_a_rematch_opens_on_its_first_decision_and_our_seed_is_in_its_deal(server):
+    """The new table's events come before its view: the client keeps them, so its commitment for the new
+    table's first round goes in with its first view, its seed is in the deck (Bob is told of it), and the
+    first decision (the cut: ours, in its window, or Bob's) opens on the new table."""
     async with at_the_rematch_cut(server) as (pilot, app, bob, old, before):
-        cut = await wait_for(pilot, lambda: screen_name(app) == "CutScreen" and app.screen, what="the cut window")
-        assert app.screen_stack[-2:] == [app.table_screen, cut] and app.table_screen is not old
-        seed = await bob.wait_for(lambda: next((e for e in bob.events[before:] if e["kind"] == "client_seed"), None))
-        assert seed["seat"] == 0
-        await pilot.press("enter")
-        made = await bob.wait_for(lambda: next((e for e in bob.events[before:] if e["kind"] == "cut"), None))
-        assert made["seat"] == 0 and not made["random"]
-        await wait_for(pilot, lambda: "You cut at" in app.table_screen.query_one("#log").plain, what="the cut logged")
+        fixed = await bob.wait_for(lambda: next((e for e in bob.events[before:] if e["kind"] == "deck_fixed"), None))
+        assert [seat for seat, _ in fixed["client_seeds"]] == [0, 1]
+        dealer = next(e for e in bob.events[before:] if e["kind"] == "dealer")
+        if dealer["cutter"] == 0:
+            cut = await wait_for(pilot, lambda: screen_name(app) == "CutScreen" and app.screen, what="the cut window")
+            assert app.screen_stack[-2:] == [app.table_screen, cut] and app.table_screen is not old
+            await pilot.press("enter")
+            made = await bob.wait_for(lambda: next((e for e in bob.events[before:] if e["kind"] == "cut"), None))
+            assert made["seat"] == 0 and not made["random"]
+            await wait_for(pilot, lambda: "You cut at" in app.table_screen.query_one("#log").plain, what="the cut")
+        else:
+            await bob.wait_for(lambda: list(bob.views.values())[-1].get("legal"))  # (the old table's view is kept)
+            await bob.act({"kind": "cut", "position": None})
+            await wait_for(pilot, lambda: "Bob cuts at" in app.table_screen.query_one("#log").plain, what="Bob's cut")
+            assert app.table_screen is not old
 
 
 async def test_the_table_screen_a_rematch_closed_ignores_what_still_comes_for_it(server):
     """What arrives for the old table's screen once the rematch has removed it (a view, events, chat, a deal
     check, a note) is dropped: nothing reaches its removed widgets (no NoMatches or NoScreen) or the new table."""
+    from client.fairness import RoundStatus
     from engine.fairness import Verdict
 
     async with at_the_rematch_cut(server) as (pilot, app, bob, old, before):
-        await wait_for(pilot, lambda: screen_name(app) == "CutScreen" and not old.is_attached, what="the old one gone")
+        await wait_for(pilot, lambda: app.table_screen is not old and app.table_screen.is_attached
+                       and not old.is_attached, what="the old one gone")
+        shown = screen_name(app)
         old.view = {**old.view, "table": {**old.table, "name": "Late"}}
         old.add_events([{"kind": "chat_note", "text": "late"}])
         old.add_chat(1, "Bob", "late line", 1)
-        old.show_verdict(Verdict(1, False, "cut", "late verdict"))
+        old.show_deal(RoundStatus(1, verdict=Verdict(1, False, "cut", "late verdict")))
         old.note("late note")
         await pilot.pause()
-        assert app.return_code is None and screen_name(app) == "CutScreen"
+        assert app.return_code is None and screen_name(app) in (shown, "CutScreen")  # (the new deal may be fixed)
         assert "late" not in app.table_screen.query_one("#log").plain + screen_text(app)

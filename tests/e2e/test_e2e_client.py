@@ -130,6 +130,9 @@ async def test_practice_opens_on_the_table_and_the_lobby_comes_when_leaving():
         async with app.run_test(size=(80, 24)) as pilot:
             await wait_for(pilot, lambda: table_ready(app), what="the practice table")
             assert app.lobby not in app.screen_stack and not app.lobby.is_mounted
+            await wait_for(pilot, lambda: (game_of(app).get("fair") or {}).get("fixed") and app.table_screen.prompt_for
+                           and not app.table_screen.pending, what="the deal sealed")
+            await pilot.pause()
             while screen_name(app) != "TableScreen":  # a cut of ours may be open
                 await pilot.press("enter")
                 await pilot.pause()

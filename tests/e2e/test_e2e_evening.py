@@ -119,9 +119,12 @@ def gather(server: EveningServer, size: tuple[int, int], game: str, **rules: boo
 
 
 def at_the_table(player: Terminal) -> bool:
-    """At the table with no decision's dialog or panel up (the table's own keys act)."""
+    """At the table with no decision's dialog or panel up (the table's own keys act), and no deal being sealed
+    (its first decision's dialog opens once the deck is fixed: FAIRNESS.md §3)."""
     text = player.text()
-    return table_of(player) and not any(sign in text for sign in ("Cut here", "Showdown: arrange", "Close"))
+    top = text.splitlines()[0] if text else ""
+    return (table_of(player) and not any(sign in text for sign in ("Cut here", "Showdown: arrange", "Close"))
+            and not any(sign in top for sign in ("sealing", "seeds sealed")))
 
 
 def sit_out_and_back(evening: Evening, asked: bool | None) -> None:

@@ -5,15 +5,12 @@ the export of those games (``dab-server export --format json``) verifies with ``
 from __future__ import annotations
 
 import asyncio
-from typing import Any
 
 import pytest
 
 from client.__main__ import main as dab_client
-from client.fairness import DealWatch
-from client.link import RequestFailed
 from protocol import messages as m
-from scripted import ScriptedClient, autoplay
+from scripted import SeedingClient, autoplay
 from scripted_cribbage import play_until
 from server.__main__ import main as dab_server
 from server.lobby import Lobby, LobbyConfig
@@ -21,37 +18,13 @@ from server.net import GameServer
 from server.store import Store
 
 
-class FairClient(ScriptedClient):
-    """A scripted client that does what ours does for fair deals: a seed for each round it is dealt in,
-    and each round checked when its seed is revealed (``verdicts``)."""
-
-    def __init__(self, port: int, name: str) -> None:
-        super().__init__(port, name)
-        self.deals = DealWatch()
-        self.verdicts: list[Any] = []
-        self.seeding: list[asyncio.Task[None]] = []
-
-    def _push(self, message: m.Message) -> None:
-        if isinstance(message, m.Event) and message.table_id in self.facts:
-            table = self.facts[message.table_id]
-            send, verdicts = self.deals.arrived(message.table_id, list(message.events), table["seat"],
-                                                table["settings"]["game"])
-            self.verdicts += verdicts
-            if send is not None:
-                self.seeding.append(asyncio.ensure_future(self._seed(message.table_id, *send)))
-        super()._push(message)
-
-    async def _seed(self, table_id: str, round_no: int, seed: str) -> None:
-        try:
-            await self.request(m.ClientSeed, seed=seed)
-        except RequestFailed:  # the deck was fixed first (a bot cut): the round is checked all the same
-            return
-        self.deals.accepted(table_id, round_no, seed)
+FairClient = SeedingClient  # seeds and checks every round as our client does (client.fairness.DealWatch)
 
 
 @pytest.fixture
 async def stored_server(tmp_path, table_config, net_config):
     """The real server as dab-server runs it: secret seeds (no --seed) and a store in ``tmp_path``."""
+    table_config.seed_window = 5.0  # every player seeds at once: the deal waits for them
     server = GameServer(Lobby(LobbyConfig(table=table_config, store=Store.open_dir(tmp_path)), "e2e"), net_config)
     await server.start("127.0.0.1", 0)
     yield server
@@ -91,10 +64,14 @@ async def test_every_client_verifies_every_round_and_the_export_verifies(stored_
         assert len(revealed) >= 4 and [v.round for v in client.verdicts] == revealed, client.name
         assert all(v.ok for v in client.verdicts), [v.message for v in client.verdicts if not v.ok]
     assert any(e["kind"] == "client_seed" for e in sam.events)  # seeds got in before the cut
+    summaries = {v.summary for c in (ann, bob) for v in c.verdicts}  # (a round the host ended while sealing: no deal)
+    assert "verified — your seed included" in summaries
+    assert summaries <= {"verified — your seed included", "verified — no cards were dealt"}, summaries
     await stored_server.close(grace=1.0)  # the store is closed, as for an operator's export
     capsys.readouterr()
     assert dab_server(["export", "--data-dir", str(tmp_path), "--format", "json"]) == 0
     (tmp_path / "history.json").write_text(capsys.readouterr().out)
     assert dab_client(["verify", str(tmp_path / "history.json")]) == 0
     lines = capsys.readouterr().out.splitlines()
-    assert lines[-1] == "every deal verified" and len(lines) - 1 == len(rounds_revealed(sam))
+    assert lines[-1] == "every deal verified" and len(lines) - 2 == len(rounds_revealed(sam))
+    assert lines[-2] == f"every round is signed by the server key {stored_server.lobby.key.fingerprint}"

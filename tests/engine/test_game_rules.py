@@ -63,9 +63,13 @@ def test_round_setup_follows_the_rules():
     assert all(p.stack == 990 for p in game.players.values())
     dealer = game.dealer
     assert game.cutter == (dealer - 1) % 4, "the player to the dealer's right cuts"
-    assert records[0].public["dealer"] == dealer
+    assert records[0].public["dealer"] is None  # the first dealer is drawn once the deck is fixed
+    assert [r.kind for r in records] == ["round", "deal_commit", "seed_set", "deck_fixed", "dealer"]
+    assert records[-1].seat == dealer and records[-1].public == {"cutter": game.cutter, "seats": game.order}
+    stream = DealStream(game.fair.seed, game.fair.context, {})
+    assert dealer == stream.randbelow(4), "the stream's first draw picks the first dealer"
     shuffled = list(game.deck)  # the cut shuffles it from the committed seed first (engine.fairness)
-    DealStream(game.fair.seed, game.round_no, {}).shuffle(shuffled)
+    stream.shuffle(shuffled)
     game.apply(game.cutter, Cut(10))
     cut = shuffled[10:] + shuffled[:10]
     left = (dealer + 1) % 4
@@ -79,7 +83,7 @@ def test_round_setup_follows_the_rules():
 
 
 def test_first_dealer_is_random_then_passes_left():
-    dealers = {new_game(players=5, seed=s).apply(None, StartRound())[0].public["dealer"] for s in range(40)}
+    dealers = {new_game(players=5, seed=s).apply(None, StartRound())[-1].seat for s in range(40)}
     assert dealers == set(range(5))
     game = new_game(players=3, seed=1)
     to_showdown(game)

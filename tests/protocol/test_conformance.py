@@ -26,13 +26,14 @@ import protocol_spec
 from client.link import RequestFailed
 from engine.contract import TABLE_ACTION_FIELDS
 from engine.errors import InvalidAction
+from engine.fairness import seed_commitment
 from engine.games import GAMES, find_game
 from engine.games.down_and_back import actions as down_and_back_actions
 from engine.games.down_and_back.bots import baseline_action
 from protocol import messages as m
 from protocol.errors import PROTOCOL_ERROR_CODES
 from protocol.framing import FrameDecoder, encode_frame
-from scripted import ScriptedClient, autoplay, wait_any
+from scripted import SeedingClient, ScriptedClient, autoplay, wait_any
 from server import lobby as lobby_module
 from server import moderation as moderation_module
 from server.limits import BucketsByKey
@@ -588,8 +589,12 @@ async def _(env: Env) -> None:
 async def _(env: Env) -> None:
     async with env.connect("ann") as ann:
         await env.playing(ann)
-        await ann.wait_for(lambda: ann.view.get("legal"))  # the bot waits for us
+        if (await ann.wait_for(lambda: ann.view.get("legal") and ann.view))["phase"] == "cut":
+            await ann.act({"kind": "cut", "position": None})  # the first dealer's draw had her cut
+        view = await ann.wait_for(lambda: ann.view.get("legal") and ann.view["hand"] and ann.view)  # the bot waits
         for action in ({"kind": "fold"}, {"kind": "discard", "card": "1S"}, {"kind": "take_stock", "card": "AS"},
+                       {"kind": "discard", "card": view["hand"][0].lower()},  # upper case only (game doc §1)
+                       {"kind": "discard", "card": " " + view["hand"][0]},
                        {"kind": "split", "down": ["AS"], "back": []}, {"kind": "cut", "position": "5"},
                        {"kind": "start_round"}, {"kind": "set_away", "seat": 1, "away": True}):
             assert await failure(ann.act(action)) == "bad_action", action
@@ -660,14 +665,56 @@ async def _(env: Env) -> None:
     async with env.connect("ann") as ann:
         await env.playing(ann)
         await ann.wait_for(lambda: ann.view.get("fair"))
-        codes = []
-        for _ in range(2):  # the second is refused whether or not the first came before the cut
-            try:
-                await ann.request(m.ClientSeed, seed="ab" * 32)
-                codes.append("ok")
-            except RequestFailed as exc:
-                codes.append(exc.code)
-        assert codes[1] == "illegal_action" and codes[0] in ("ok", "illegal_action")
+        # No commitment of ann's is in the seed set, whether it is sealed yet or not (FAIRNESS.md §3.3)
+        assert await failure(ann.request(m.ClientSeed, seed="ab" * 32)) == "illegal_action"
+
+
+def commit_of(view: dict[str, Any], seat: int, seed: str) -> str:
+    return seed_commitment(bytes.fromhex(view["fair"]["commitment"]), seat, bytes.fromhex(seed)).hex()
+
+
+@provokes("seed_commit", "not_seated")
+async def _(env: Env) -> None:
+    async with env.connect("ann") as ann, env.connect("sam") as sam:
+        assert await failure(ann.request(m.SeedCommit, commit="ab" * 32)) == "not_seated"
+        table_id = await env.playing(ann)
+        await sam.request(m.Watch, table_id=table_id)
+        assert await failure(sam.request(m.SeedCommit, commit="ab" * 32)) == "not_seated"
+
+
+@provokes("seed_commit", "no_game")
+async def _(env: Env) -> None:
+    async with env.connect("ann") as ann:
+        await env.table(ann, bots=1)
+        assert await failure(ann.request(m.SeedCommit, commit="ab" * 32)) == "no_game"
+        await ann.request(m.Start)
+        await ann.request(m.EndGame)
+        assert await failure(ann.request(m.SeedCommit, commit="ab" * 32)) == "no_game"
+
+
+@provokes("seed_commit", "bad_action")
+async def _(env: Env) -> None:
+    async with env.connect("ann") as ann:
+        await env.playing(ann)
+        for commit in ("ab", "ab" * 33):  # a commitment is 32 bytes
+            assert await failure(ann.request(m.SeedCommit, commit=commit)) == "bad_action"
+        assert await failure(ann.act({"kind": "seed_commit", "commit": "ab" * 32})) == "bad_action"  # its own request
+        assert await ann.request(m.Ping) == {}  # not fatal
+
+
+@provokes("seed_commit", "illegal_action")
+async def _(env: Env) -> None:
+    env.monkeypatch.setattr(env.lobby.config.table, "seed_window", 5.0)
+    async with env.connect("ann") as ann, env.connect("bob") as bob:
+        table_id = await env.table(ann)
+        await bob.request(m.Join, table_id=table_id)
+        await ann.request(m.Start)  # two humans: the seeds wait for both (or 5 s)
+        view = await ann.wait_for(lambda: ann.view.get("fair") and ann.view)
+        assert await ann.request(m.SeedCommit, commit=commit_of(view, 0, "a1")) == {}
+        assert await failure(ann.request(m.SeedCommit, commit=commit_of(view, 0, "a2"))) == "illegal_action"  # twice
+        assert await bob.request(m.SeedCommit, commit=commit_of(view, 1, "b1")) == {}  # the last awaited: sealed
+        await ann.wait_for(lambda: ann.view["fair"]["phase"] != "commit")
+        assert await failure(ann.request(m.SeedCommit, commit=commit_of(view, 0, "a3"))) == "illegal_action"  # late
 
 
 @provokes("chat", "rate_limited")
@@ -993,6 +1040,10 @@ PROTOCOL_ERRORS = [  # (what is sent, code, the error's id)
     (encode_frame(hello()) + encode_frame({"type": "ping", "id": 6, "extra": 1}), "bad_message", 6),
     (encode_frame(hello()) + encode_frame({"type": "ping"}), "bad_message", None),
     (encode_frame(hello()) + encode_frame({"type": "chat", "id": 7, "text": "a" * 1001}), "too_long", 7),
+    # a named format over its length is too long, as its str a..b says (§3.1), before its characters are read
+    (encode_frame(hello()) + encode_frame({"type": "join", "id": 8, "table_id": "t" * 33}), "too_long", 8),
+    (encode_frame(hello()) + encode_frame({"type": "add_bot", "id": 9, "level": "s" * 17}), "too_long", 9),
+    (encode_frame(hello()) + encode_frame({"type": "join", "id": 10, "table_id": "t!"}), "bad_message", 10),
     (encode_frame(hello(version=1)), "version_mismatch", 1),
 ]
 
@@ -1056,7 +1107,8 @@ async def test_shutting_down_says_bye_to_everyone(server, connect):
 # ----------------------------------------------------------------- results
 
 
-async def test_every_request_succeeds_with_exactly_the_documented_result_keys(connect):
+async def test_every_request_succeeds_with_exactly_the_documented_result_keys(connect, server, monkeypatch):
+    monkeypatch.setattr(server.lobby.config.table, "seed_window", 5.0)  # the humans seed: the deal waits for them
     results: dict[str, dict[str, Any]] = {}
 
     async def call(client: ScriptedClient, request: type[m.Message], **fields: Any) -> dict[str, Any]:
@@ -1076,7 +1128,14 @@ async def test_every_request_succeeds_with_exactly_the_documented_result_keys(co
         await call(sam, m.Watch, table_id=table_id)
         await ann.request(m.AddBot)
         await call(ann, m.Start)
-        await call(bob, m.ClientSeed, seed="b0" * 32)  # in time: the cut waits for bob (the test seed has him cut)
+        for seat, client in ((0, ann), (1, bob)):  # the humans' seeds: the deal waits for both (or the window)
+            view = await client.wait_for(lambda: client.view.get("fair") and client.view)
+            await call(client, m.SeedCommit, commit=commit_of(view, seat, f"{seat:02x}" * 32))
+        for seat, client in ((0, ann), (1, bob)):
+            await client.wait_for(lambda: client.view["fair"]["phase"] != "commit")
+            await call(client, m.ClientSeed, seed=f"{seat:02x}" * 32)
+        await ann.wait_for(lambda: ann.view["fair"]["fixed"])
+        assert ann.view["fair"]["client_seeds"] == {"0": "00" * 32, "1": "01" * 32}
         player = await ann.wait_for(lambda: next((c for c in (ann, bob) if c.view.get("legal")), None))
         results["act"] = await player.act(baseline_action(player.view).to_data())
         await call(ann, m.SitOut, away=True)
@@ -1105,6 +1164,68 @@ async def test_every_request_succeeds_with_exactly_the_documented_result_keys(co
     assert {kind: set(result) for kind, result in results.items()} == \
         {kind: set(keys) for kind, keys in SPEC.results.items()}
     assert isinstance(results["act"]["seq"], int) and results["act"]["seq"] >= 1  # 0: the first round's start
+    # §5.5: the floats the server sends in results are finished_at (history, past_rounds, past_games) and stats'
+    floats = {path for kind, result in results.items() for path in float_paths(result, kind)}
+    assert floats and floats <= {"history.rounds[].finished_at", "past_rounds.rounds[].finished_at",
+                                 "past_games.games[].finished_at"} | {f"stats.{k}" for k in results["stats"]}, floats
+    assert "past_rounds.rounds[].finished_at" in floats and any(p.startswith("stats.") for p in floats)
+
+
+def float_paths(value: Any, path: str) -> list[str]:
+    """Where ``value`` holds a float (list items all written ``[]``)."""
+    if isinstance(value, float):
+        return [path]
+    if isinstance(value, dict):
+        return [p for k, v in value.items() for p in float_paths(v, f"{path}.{k}")]
+    if isinstance(value, list):
+        return [p for v in value for p in float_paths(v, f"{path}[]")]
+    return []
+
+
+async def test_pipelined_requests_get_their_replies_in_order_each_before_its_own_pushes(server):
+    """§4: replies come in the order of the requests, each before the pushes its own request caused; the
+    pushes of one request may come before the replies of the requests sent after it."""
+    raw = await Raw.open(server.port)
+    raw.send(hello(name="pip"), {"type": "create_table", "id": 2, "name": "p", "settings": {"seats": 2}},
+             {"type": "add_bot", "id": 3}, {"type": "chat", "id": 4, "text": "hi"}, {"type": "ping", "id": 5},
+             {"type": "chat", "id": 6, "text": "again"})
+    messages: list[dict[str, Any]] = []
+    while not any(msg.get("id") == 6 for msg in messages) or sum(msg["type"] == "chat_message" for msg in messages) < 2:
+        data = await asyncio.wait_for(raw.reader.read(65536), 10)
+        assert data
+        raw.decoder.feed(data)
+        messages += list(raw.decoder)
+    raw.writer.close()
+    replies = [msg["id"] for msg in messages if msg["type"] in ("welcome", "ok", "error")]
+    assert replies == [1, 2, 3, 4, 5, 6], messages
+    at = {msg["id"]: i for i, msg in enumerate(messages) if msg["type"] in ("welcome", "ok", "error")}
+    views = [i for i, msg in enumerate(messages) if msg["type"] == "view"]
+    chats = [i for i, msg in enumerate(messages) if msg["type"] == "chat_message"]
+    assert views[0] > at[2] and chats[0] > at[4] and chats[1] > at[6]  # each push after its own request's reply
+
+
+async def test_a_flood_gets_100_rate_limited_replies_then_the_bye_instead_of_the_101st(server):
+    """§10 word for word: the first 100 requests over the limit are answered rate_limited; the 101st gets
+    the bye, and nothing after it is answered."""
+    assert NetConfig().max_rate_errors == 100
+    server.net.burst, server.net.rate, server.net.max_rate_errors = 1, 0.01, 100
+    raw = await Raw.open(server.port)
+    raw.send(hello(), *({"type": "ping", "id": i} for i in range(2, 2 + 110)))  # the hello takes the one token
+    replies = await raw.until_closed()
+    errors = [r for r in replies if r["type"] == "error"]
+    assert [r["code"] for r in errors] == ["rate_limited"] * 100 and [r["id"] for r in errors] == list(range(2, 102))
+    after = replies[replies.index(errors[-1]) + 1:]
+    assert [(r["type"], r.get("reason")) for r in after] == [("bye", "rate_limited")], after
+
+
+async def test_history_of_100_rounds_fits_4_at_once_in_a_full_bucket_and_3_after_the_hello(server, connect):
+    """§10: history limit 100 counts 10 messages, the bucket holds 40: 4 at once, 3 right after the hello."""
+    defaults = NetConfig()
+    assert (defaults.burst, defaults.rate) == (40, 20)
+    server.net.burst, server.net.rate = defaults.burst, defaults.rate  # for connections made from now on
+    async with connect("ann") as ann:
+        replies = await asyncio.gather(*(ann.request(m.History, limit=100) for _ in range(4)), return_exceptions=True)
+        assert [getattr(r, "code", "ok") for r in replies] == ["ok"] * 3 + ["rate_limited"]
 
 
 async def test_history_round_records_have_exactly_the_documented_fields(connect):
@@ -1151,6 +1272,9 @@ def check_view(push: m.View) -> None:
     assert list(table["settings"]) == SPEC.settings and list(table["settings"]["rules"]) == list(GAME_SPEC.rules)
     for member in table["members"]:
         assert list(member) == SPEC.member, member
+        # a bot has its level (one of the game's bot_levels: §5.3, add_bot), a player none; a rematch's bots too
+        assert (member["level"] in find_game(table["settings"]["game"]).bot_levels) == member["bot"], member
+        assert member["bot"] or member["level"] is None, member
     assert [mb["seat"] for mb in table["members"]] == sorted(mb["seat"] for mb in table["members"])
     assert (table["chip_history"] is not None) == (table["state"] == "finished")
     members = {mb["seat"]: mb for mb in table["members"]}
@@ -1166,6 +1290,9 @@ def check_view(push: m.View) -> None:
     phase = game["phase"]
     if phase in ("waiting", "over"):
         assert game["to_act"] == [] and push.deadline_ms is None and push.decision is None, push
+    elif game["fair"]["phase"] in ("commit", "reveal"):  # the deal is being sealed: nobody is to act (§5.2)
+        assert game["to_act"] == game["legal"] == [] and push.deadline_ms is None and push.decision is None, push
+        assert phase == "cut" and game.get("hand", []) == []  # (a spectator has no hand at all)
     else:  # the decision id of the game's document: [round, phase, turn, step]
         round_no, decision_phase, _, step = push.decision
         assert (round_no, decision_phase, step) == (game["round"], phase, game["step"]), push.decision
@@ -1189,15 +1316,17 @@ def check_view(push: m.View) -> None:
     elif game["round"] == 1 and phase == "cut":
         assert game["hand"] == [], "no hand before the first deal"
     elif phase in ("waiting", "over") and by_seat[seat]["in_round"]:
-        assert len(game["hand"]) == 7, "the last round's hand is kept between rounds"
+        dealt = game["discard_pile"] or game["stock_count"]  # [] only if the game ended before the deal
+        assert len(game["hand"]) == (7 if dealt else 0), "the last round's hand is kept between rounds"
 
 
 async def test_every_view_and_event_sent_has_exactly_the_documented_fields(server, connect):
     """A five-seat game with both variants, a spectator, sitting out, a skip, a call, a timeout and a
     reshuffle: every view and event each member received, against PROTOCOL.md's tables."""
     config = server.lobby.config.table
-    config.round_pause, config.turn_timeout = 0.05, 0.5
-    async with connect("ann") as ann, connect("bob") as bob, connect("sam") as sam:
+    config.round_pause, config.turn_timeout, config.seed_window = 0.05, 0.5, 5.0  # ann and bob seed at once
+    async with SeedingClient(server.port, "ann", fixed_seeds=True) as ann, \
+            SeedingClient(server.port, "bob", fixed_seeds=True) as bob, connect("sam") as sam:
         settings = m.TableSettings(seats=5, rules={"turns": 7, "early_call": True, "no_take_back": True, "stack": 100})
         table_id = (await ann.request(m.CreateTable, name="all of it", settings=settings))["table_id"]
         await ann.wait_for(lambda: ann.view_pushes)
@@ -1215,24 +1344,16 @@ async def test_every_view_and_event_sent_has_exactly_the_documented_fields(serve
             except RequestFailed as exc:  # a stale view: a deadline or a bot moved first
                 assert exc.code in ("not_your_turn", "illegal_action", "no_game"), exc
 
-        async def seed(client: ScriptedClient, hex_seed: str) -> None:
-            try:
-                await client.request(m.ClientSeed, seed=hex_seed)
-            except RequestFailed as exc:  # a stale view: the deadline cut first
-                assert exc.code == "illegal_action", exc
-
         async def ann_decides(view: dict[str, Any]) -> None:
             kinds = {entry["kind"] for entry in view["legal"]}
-            if view["phase"] == "cut" and not view["fair"]["client_seeds"]:  # her cut waits: her seed is in time
-                await seed(ann, "a1" * 16)
             if view["round"] > 2:
                 await ann.request(m.EndGame)
+            elif "call_end" in kinds and "call" not in done:  # at once, before a bot calls it; the same
+                done.add("call")  # decision goes on: she skips next
+                await act(ann, {"kind": "call_end"})
             elif "skip" in kinds and "skip" not in done:
                 done.add("skip")
                 await act(ann, {"kind": "skip"})
-            elif "call_end" in kinds and view["round"] == 2 and "call" not in done:
-                done.add("call")
-                await act(ann, {"kind": "call_end"})
             elif view["phase"] == "play" and view["round"] == 2 and "timeout" not in done:
                 done.add("timeout")  # let this decision's deadline pass
                 await ann.wait_for(lambda: any(e["kind"] == "timeout" and e["seat"] == view["seat"]
@@ -1248,8 +1369,6 @@ async def test_every_view_and_event_sent_has_exactly_the_documented_fields(serve
             elif me["away"] and view["round"] >= 2:
                 await bob.request(m.SitOut, away=False)
             elif not me["away"]:
-                if view["phase"] == "cut" and not view["fair"]["client_seeds"]:
-                    await seed(bob, "b0b0")
                 await act(bob, baseline_action(view).to_data())
 
         async def drive(client: ScriptedClient, decide, host: bool) -> None:
@@ -1422,6 +1541,8 @@ async def test_coming_back_mid_round_gives_the_rest_of_the_round_back_on_the_clo
         await ann.request(m.CreateTable, name="t", settings=m.TableSettings(seats=2))
         await ann.request(m.AddBot)
         await ann.request(m.Start)
+        if (await ann.wait_for(lambda: (ann.view["phase"] != "cut" or ann.view["legal"]) and ann.view))["phase"] == "cut":
+            await ann.act({"kind": "cut", "position": None})  # the first dealer's draw has her cut
         view = await ann.wait_for(lambda: ann.view["phase"] == "play" and ann.view["legal"] and ann.view)
         await asyncio.gather(ann.request(m.SitOut, away=True), ann.request(m.SitOut, away=False))  # one write
         back = await ann.wait_for(lambda: ann.view is not view and ann.view["legal"] and ann.view)

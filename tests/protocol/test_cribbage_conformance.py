@@ -16,7 +16,7 @@ from typing import Any
 import protocol_spec
 from scripted_cribbage import baseline, games_won, play_until, seat_table
 from protocol import messages as m
-from scripted import ScriptedClient
+from scripted import ScriptedClient, SeedingClient
 
 SPEC = protocol_spec.load()
 DOC = protocol_spec.load_game("cribbage")
@@ -70,6 +70,8 @@ def check_view(push: m.View) -> None:
     assert (game["standings"] is not None) == (phase == "over")
     if phase in ("waiting", "over"):
         assert game["to_act"] == [] and push.decision is None and push.deadline_ms is None, push
+    elif game["fair"]["phase"] in ("commit", "reveal"):  # the deal is being sealed: nobody is to act
+        assert game["to_act"] == game["legal"] == [] and push.decision is None and push.deadline_ms is None, push
     else:  # the decision id of the game's document: [round, phase, n]
         round_no, decision_phase, taken = push.decision
         assert (round_no, decision_phase) == (game["round"], phase) and isinstance(taken, int), push.decision
@@ -88,7 +90,6 @@ async def play_table(clients: list[ScriptedClient], seats: int, bots: int, muggi
         short = client is host and not any(e["kind"] == "muggins" for e in host.events)
         return {"kind": "claim", "points": 0} if short and view["legal"][0]["kind"] == "claim" else baseline(client, view)
     await seat_table(clients, seats, bots, target=61, stake=5, muggins=muggins)
-    await host.request(m.ClientSeed, seed="a1" * 32)  # in time: the host, at seat 0, draws for the deal first
     if sit_out:
         await play_until(clients, lambda: other.views and other.view["phase"] == "play", choose)
         await other.request(m.SitOut, away=True)
@@ -110,8 +111,10 @@ async def play_table(clients: list[ScriptedClient], seats: int, bots: int, muggi
 
 async def test_every_cribbage_view_event_and_round_record_has_exactly_the_documented_fields(server, connect):
     server.lobby.config.table.turn_timeout = 0.3
-    async with connect("ann") as ann, connect("bob") as bob, connect("sam") as sam, \
-            connect("cat") as cat, connect("dan") as dan:
+    server.lobby.config.table.seed_window = 5.0  # the players seed at once, as ours do: the deal waits for them
+    seeding = lambda name: SeedingClient(server.port, name, fixed_seeds=True)  # noqa: E731
+    async with seeding("ann") as ann, seeding("bob") as bob, connect("sam") as sam, \
+            seeding("cat") as cat, seeding("dan") as dan:
         async def three_with_muggins() -> None:
             await play_table([ann, bob], 3, 1, muggins=True, sit_out=True)
 

@@ -26,7 +26,7 @@ ALL_TYPES = sorted(m.MESSAGE_TYPES)
 def test_registry_names_every_required_message():
     client = {
         "hello", "list_tables", "create_table", "join", "watch", "leave", "start",
-        "add_bot", "remove_bot", "end_game", "act", "sit_out", "client_seed", "chat", "history", "ping",
+        "add_bot", "remove_bot", "end_game", "act", "sit_out", "seed_commit", "client_seed", "chat", "history", "ping",
         "past_rounds", "past_games", "replay", "leaderboard", "set_hidden", "offer_rematch", "answer_rematch",
         "stats", "mute", "mutes", "remove_player", "notices",
     }
@@ -278,7 +278,8 @@ def test_string_length_limits():
 def test_formats():
     reject({"type": "join", "id": 1, "table_id": "has space"}, "bad_message", "table_id")
     reject({"type": "join", "id": 1, "table_id": ""}, "bad_message", "table_id")
-    reject({"type": "join", "id": 1, "table_id": "t" * 33}, "bad_message", "table_id")
+    reject({"type": "join", "id": 1, "table_id": "t" * 33}, "too_long", "table_id")  # over its length (§3.1)
+    reject({"type": "join", "id": 1, "table_id": "t!" * 17}, "too_long", "table_id")  # ... before its characters
     reject({**HELLO, "token": "not/a token"}, "bad_message", "token")
     reject({"type": "error", "code": "Bad-Code", "message": ""}, "bad_message", "code")
     reject({"type": "bye", "reason": "", "message": ""}, "bad_message", "reason")

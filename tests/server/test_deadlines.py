@@ -117,7 +117,8 @@ def test_whatever_players_do_the_game_never_waits_without_a_timer(bursts, absent
     handles; at the end every player is back and the game must reach the next
     round (nothing stalled for good).
     """
-    config = TableConfig(turn_timeout=30.0, bot_delay=0.0, away_delay=0.0, round_pause=0.0, absent_grace=absent_grace)
+    config = TableConfig(turn_timeout=30.0, bot_delay=0.0, away_delay=0.0, round_pause=0.0, absent_grace=absent_grace,
+                         seed_window=0.05)
     asyncio.run(_churn(bursts, config, game, timing_watch))
 
 

@@ -23,6 +23,7 @@ import hashlib
 import json
 import os
 import signal
+import shutil
 import sqlite3
 import stat
 import threading
@@ -39,6 +40,7 @@ from scripted import ScriptedClient, autoplay
 from server import store as store_module
 from server.lobby import Lobby, LobbyConfig
 from server.net import GameServer
+from server.keys import KEY_FILE
 from server.store import DB_NAME, Store, StoreError
 
 from durability_helpers import (FAST, FailingWrites, Player, ServerProcess, integrity, make_store, refused, replay,
@@ -509,6 +511,8 @@ async def crash_image(server: GameServer, ann: ScriptedClient, tid: str, directo
     source.close()
     target.close()
     os.chmod(directory / DB_NAME, 0o600)
+    key = os.path.join(os.path.dirname(server.lobby.store.path), KEY_FILE)  # the server's signing key goes along
+    shutil.copy(key, directory / KEY_FILE)
     return server.lobby.tables[tid].game.to_data()
 
 

@@ -70,13 +70,18 @@ def check_replay(replay: dict[str, Any], record: dict[str, Any], live: list[dict
     seen = [v for v in live if v and v.get("round") == round_no and v.get("phase") not in ("over",)]
     missing = [v for v in seen if v not in views]
     assert seen and not missing
-    # the steps line up with the records: one record list per action, in order
-    per_step = [len(step["events"]) for step in replay["steps"]]
+    # the steps line up with the records: one record list per action, in order, and the last step ends
+    # with the round's deal_reveal as it was sent, signed (PROTOCOL.md 5.1 replay: "as you were sent them")
+    *_, last = replay["steps"]
+    assert last["events"][-1]["kind"] == "deal_reveal" and last["events"][-1] == dict(record["fair"], kind="deal_reveal")
+    assert last["events"][-1]["sig"] and all(e.get("sig") for s in replay["steps"] for e in s["events"]
+                                             if e["kind"] in ("deal_commit", "seed_set", "deck_fixed"))
     hidden = hidden_from(replay["seat"], record["log"])
     at = 0
-    for step, count in zip(replay["steps"], per_step):
-        at += count
-        assert not cards_in(step) & hidden[at - 1], (step, hidden[at - 1])
+    for step in replay["steps"]:
+        logged = [e for e in step["events"] if e["kind"] != "deal_reveal"]  # the reveal is never logged
+        at += len(logged)
+        assert not cards_in(dict(step, events=logged)) & hidden[at - 1], (step, hidden[at - 1])
 
 
 def round_record(server, table_id: str, round_no: int) -> dict[str, Any]:

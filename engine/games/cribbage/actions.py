@@ -89,7 +89,7 @@ __all__ = ["Action", "SeatAction", "Cut", "Discard", "Play", "Claim", "Muggins",
 
 def _card(value: object, what: str) -> Card:
     try:
-        return Card.parse(value)  # type: ignore[arg-type]
+        return Card.exact(value)  # the notation exactly: an action's card is never guessed at
     except CardParseError as exc:
         raise InvalidAction(f"{what}: {exc}") from None
 

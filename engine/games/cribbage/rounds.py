@@ -4,7 +4,9 @@ A round is one deal. It ends after the show, when a side reaches the target
 (the stakes are settled), or when the table ends the game mid-deal (``result``
 ``None``: the stakes go back). Everything in the public part was shown to
 every player during the deal (the show lays every hand and the crib face up);
-cards laid away to a crib a deal cut short stay hidden.
+cards laid away to a crib a deal cut short are not in it. They are not secret
+once the deal is over, though: its ``fair`` (the ``deal_reveal``'s data) lets
+anyone compute every card of the deal, that crib's included (FAIRNESS.md §1).
 """
 
 from __future__ import annotations

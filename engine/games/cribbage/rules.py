@@ -32,7 +32,7 @@ from typing import Any, Iterable, Sequence
 from ...cards import DECK, Card, Rank
 from ...contract import TABLE_ACTIONS, EndGame, FieldSettings, SetAway, SettingField, SitIn, StartRound, Status
 from ...errors import IllegalAction, InvalidAction, NotYourTurn
-from ...fairness import ClientSeed, FairDeal
+from ...fairness import FAIR_ACTIONS, FairDeal
 from ...records import ActionLog, Record
 from ...rng import HashRng
 from .actions import Action, Claim, Cut, Discard, Muggins, Play, action_from_data
@@ -208,6 +208,8 @@ class Game:
         return None
 
     def to_act(self) -> list[int]:
+        if self.fair.seeding:
+            return []
         if self.phase == DISCARD:
             return list(self.pending)
         if self.phase == PLAY:
@@ -220,7 +222,7 @@ class Game:
 
     def decision(self) -> tuple[Any, ...] | None:
         """(round, phase, decisions taken this round): the laying away is one decision for every seat."""
-        if self.phase in (WAITING, OVER):
+        if self.phase in (WAITING, OVER) or self.fair.seeding:
             return None
         return (self.round_no, self.phase, self.turn_no)
 
@@ -316,6 +318,8 @@ class Game:
         """Raise the typed error that :meth:`apply` would raise; change nothing."""
         if self.phase == OVER:
             raise IllegalAction(action, "the game is over")
+        if self.fair.seeding and isinstance(action, (Cut, Discard, Play, Claim, Muggins)):
+            raise NotYourTurn(action, "the deal is being sealed: the players' seeds come first")
         if isinstance(action, TABLE_ACTIONS):
             if seat is not None:
                 raise IllegalAction(action, "only the table may do this, not a seat")
@@ -326,8 +330,8 @@ class Game:
             if isinstance(action, SitIn):  # the deal, the crib and the stakes are fixed for the players who began
                 raise IllegalAction(action, "Cribbage takes no new players during a game")
             return
-        if type(action) is ClientSeed:
-            self.fair.check_seed(action, seat, seat in self.players)  # every player is dealt in
+        if isinstance(action, FAIR_ACTIONS):
+            self.fair.check(action, seat)  # every player is dealt in
             return
         if seat not in self.players:
             raise IllegalAction(action, f"there is no player at seat {seat}")
@@ -380,7 +384,7 @@ class Game:
             self.drawing = self.seats
         else:
             self.phase = CUT
-        return records + [self.fair.begin_round(self)]  # the first cut shuffles, from the committed seed
+        return records + self.fair.begin_round(self, self.seats)  # the first cut shuffles, from the committed seeds
 
     def _start_game(self) -> Record:
         self.game_no += 1
@@ -415,8 +419,8 @@ class Game:
 
     def _cut(self, seat: int, action: Cut) -> list[Record]:
         self.turn_no += 1
-        if self.phase != STARTER and not self.fair.fixed:  # the round's first cut (a draw, or the deal's cut)
-            self.fair.shuffle(self.deck)  # fixes the deck: the client seeds sent so far are in it
+        if self.phase != STARTER and not self.fair.shuffled:  # the round's first cut (a draw, or the deal's cut)
+            self.fair.shuffle(self.deck)  # the first shuffle, from the deck the seeds fixed
         position = self._cut_position(action)
         cut = {"position": position, "random": action.position is None}
         if self.phase == DRAW:
@@ -750,6 +754,6 @@ _APPLY = {
     Play: Game._play,
     Claim: Game._claim,
     Muggins: Game._muggins,
-    ClientSeed: lambda game, seat, action: game.fair.add_seed(seat, action),
+    **{kind: (lambda game, seat, action: game.fair.apply(seat, action)) for kind in FAIR_ACTIONS},
 }
 """How each kind of (already checked) action changes the game."""

@@ -100,7 +100,7 @@ _SIMPLE = {cls.kind: cls for cls in (TakeStock, TakeDiscard, Skip, CallEnd)}
 
 def _card(value: object, what: str) -> Card:
     try:
-        return Card.parse(value)  # type: ignore[arg-type]
+        return Card.exact(value)  # the notation exactly: an action's card is never guessed at
     except CardParseError as exc:
         raise InvalidAction(f"{what}: {exc}") from None
 

@@ -34,9 +34,15 @@ def describe(event: Mapping[str, Any]) -> list[Part] | None:
     """
     kind, seat = event["kind"], event.get("seat")
     if kind == "round":
+        if event["dealer"] is None:  # the first round: its dealer is drawn once the deck is fixed
+            return [_text("Antes of "), _chips(event["ante"]), _text(" each: pot "), _chips(event["pot"]),
+                    _text("; a draw decides the first dealer")]
         return [_seat(event["dealer"]), *about(event["dealer"], " {deals}, "), _seat(event["cutter"]),
                 *about(event["cutter"], " {cuts}; antes of "),
                 _chips(event["ante"]), _text(" each: pot "), _chips(event["pot"])]
+    if kind == "dealer":
+        return [_seat(seat), *about(seat, " {is} drawn to deal first, "), _seat(event["cutter"]),
+                *about(event["cutter"], " {cuts}")]
     if kind == "cut":
         return [_seat(seat), *about(seat, f" {{cuts}} at {event['position']}" + (" (random)" if event.get("random") else ""))]
     if kind == "deal":

@@ -28,7 +28,7 @@ class DownAndBack:
     max_seats = MAX_PLAYERS
     setting_fields: tuple[SettingField, ...] = SETTING_FIELDS
     fair_names = {"deal": "dealt hand", "up_card": "up card", "take_stock": "stock card",
-                  "reshuffle": "stock reshuffle", "result": "showdown's tie-break draws"}
+                  "reshuffle": "stock reshuffle", "result": "showdown's tie-break draws", "dealer": "first dealer"}
 
     def settings(self, data: Mapping[str, Any] | None = None) -> Settings:
         return Settings.from_data(dict(data or {}))

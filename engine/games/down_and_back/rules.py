@@ -24,7 +24,7 @@ from typing import Any, Iterable, Sequence
 from ...cards import DECK, Card
 from ...contract import TABLE_ACTIONS, EndGame, SetAway, SettingField, SitIn, StartRound, Status
 from ...errors import IllegalAction, InvalidAction, NotYourTurn
-from ...fairness import ClientSeed, FairDeal
+from ...fairness import FAIR_ACTIONS, FairDeal
 from ...records import ActionLog, Record
 from .actions import Action, CallEnd, Cut, Discard, Skip, Split, TakeDiscard, TakeStock, action_from_data
 from .tables import evaluate3, evaluate4
@@ -180,14 +180,14 @@ class Game:
 
         ``turn`` counts the turns taken in the round so far, so a seat's turn in each orbit has an id of its own.
         """
-        if self.phase in (WAITING, OVER):
+        if self.phase in (WAITING, OVER) or self.fair.seeding:
             return None
         turns = sum(self.players[s].turns_taken for s in self.order)
         return (self.round_no, self.phase, turns, self.step if self.phase == PLAY else None)
 
     def turn_id(self) -> tuple[Any, ...] | None:
         """The turn under way: (round, phase, turn), the same for a turn's draw and its discard."""
-        if self.phase in (WAITING, OVER):
+        if self.phase in (WAITING, OVER) or self.fair.seeding:
             return None
         return (self.round_no, self.phase, self.turn_index)
 
@@ -208,7 +208,7 @@ class Game:
     def to_act(self) -> list[int]:
         """Seats whose decision the game is waiting for (several at the showdown)."""
         if self.phase == CUT:
-            return [self.cutter]  # type: ignore[list-item]
+            return [] if self.fair.seeding else [self.cutter]  # type: ignore[list-item]
         if self.phase == PLAY:
             return [self.order[self.turn_index]]
         if self.phase == SHOWDOWN:
@@ -319,8 +319,8 @@ class Game:
                 raise IllegalAction(action, "only the table may do this, not a seat")
             self._check_table_action(action)
             return
-        if type(action) is ClientSeed:
-            self.fair.check_seed(action, seat, seat in self.order)
+        if isinstance(action, FAIR_ACTIONS):
+            self.fair.check(action, seat)
             return
         if self.phase == PLAY and seat == self.order[self.turn_index]:
             allowed = self._allowed_in_turn(seat)  # the seat whose turn it is: to act by definition
@@ -387,6 +387,8 @@ class Game:
 
     def _waiting_for(self) -> str:
         seats = self.to_act()
+        if self.fair.seeding:
+            return "the deal is being sealed: the players' seeds come first"
         return f"waiting for seat(s) {seats}" if seats else f"nobody is to act in phase {self.phase}"
 
     def _do(self, seat: int | None, action: Action) -> list[Record]:
@@ -409,10 +411,11 @@ class Game:
         return [Record("call_end", seat, {"orbit": self._orbit()})]
 
     def _do_take_stock(self, seat: int, action: TakeStock) -> list[Record]:
-        card = self._draw_from_stock()
+        records: list[Record] = []
+        card = self._draw_from_stock(records)
         self.players[seat].hand.append(card)
         self.step = DISCARD
-        return [Record("take_stock", seat, {}, {"card": card.text})]
+        return records + [Record("take_stock", seat, {}, {"card": card.text})]
 
     def _do_take_discard(self, seat: int, action: TakeDiscard) -> list[Record]:
         card = self.discard_pile.pop()
@@ -440,10 +443,10 @@ class Game:
         seats = self.eligible_seats()
         self._collect_cards()
         self.round_no += 1
-        self.dealer = seats[self.rng.randbelow(len(seats))] if self.dealer is None else self.left_of(self.dealer, seats)
-        self.cutter = self.right_of(self.dealer, seats)
-        first = self.left_of(self.dealer, seats)
-        self.order = [s for s in seats if s >= first] + [s for s in seats if s < first]
+        if self.dealer is None:  # the first dealer is drawn from this round's stream once its deck is fixed
+            self.cutter, self.order = None, list(seats)
+        else:
+            self._seat_dealer(self.left_of(self.dealer, seats), seats)
         for p in self.players.values():
             p.in_round = p.seat in seats
             p.turns_taken = 0
@@ -457,10 +460,32 @@ class Game:
         self.round_discards = []
         self.showdown = None
         self.called_by = None
-        return [Record("round", None, {
+        records = [Record("round", None, {
             "round": self.round_no, "dealer": self.dealer, "cutter": self.cutter,
             "seats": list(self.order), "ante": ante, "pot": self.pot,
-        }), self.fair.begin_round(self)]  # the deck is shuffled at the cut, from the committed seed
+        })] + self.fair.begin_round(self, seats)  # the deck is shuffled at the cut, from the committed seeds
+        return records + self._first_dealer(records)
+
+    def _seat_dealer(self, dealer: int, seats: list[int]) -> None:
+        """``dealer`` deals this round: the cutter is on their right, play starts on their left."""
+        self.dealer = dealer
+        self.cutter = self.right_of(dealer, seats)
+        first = self.left_of(dealer, seats)
+        self.order = [s for s in seats if s >= first] + [s for s in seats if s < first]
+
+    def _fair(self, seat: int | None, action: Action) -> list[Record]:
+        """A fair deal's action (engine.fairness)."""
+        records = self.fair.apply(seat, action)
+        return records + self._first_dealer(records)
+
+    def _first_dealer(self, records: list[Record]) -> list[Record]:
+        """Once ``records`` fixed the game's first deck, the first dealer: the stream's first draw, among the
+        seats dealt in, ascending."""
+        if not records or records[-1].kind != "deck_fixed" or self.dealer is not None:
+            return []
+        seats = sorted(self.order)
+        self._seat_dealer(seats[self.fair.randbelow(len(seats))], seats)
+        return [Record("dealer", self.dealer, {"cutter": self.cutter, "seats": list(self.order)})]
 
     def _collect_cards(self) -> None:
         for p in self.players.values():
@@ -471,7 +496,7 @@ class Game:
         self.deck.sort(key=lambda c: c.index)  # the shuffle alone decides the order
 
     def _cut(self, seat: int, action: Cut) -> list[Record]:
-        if not self.fair.fixed:  # the cut fixes the deck: the client seeds sent so far are in it
+        if not self.fair.shuffled:  # the round's first shuffle, from the deck the seeds fixed
             self.fair.shuffle(self.deck)
         position = action.position
         if position is None:
@@ -533,9 +558,10 @@ class Game:
         self.stock = pool
         return [Record("reshuffle", None, {"stock": len(self.stock), "up_card": str(self.discard_pile[-1]) if self.discard_pile else None})]
 
-    def _draw_from_stock(self) -> Card:
+    def _draw_from_stock(self, records: list[Record]) -> Card:
+        """The stock's top card; an empty stock is reshuffled first (its ``reshuffle`` record added to ``records``)."""
         if not self.stock:
-            self._reshuffle()
+            records += self._reshuffle()
         return self.stock.pop()
 
     def _submit_split(self, seat: int, split: Split) -> list[Record]:
@@ -560,8 +586,8 @@ class Game:
                 "down_name": down.name, "back_name": back.name,
             })
             records.append(Record("reveal", s, dict(reveal[-1])))
-        down_winner, down_draws = self._compare(down_keys)
-        back_winner, back_draws = self._compare(back_keys)
+        down_winner, down_draws = self._compare(down_keys, records)
+        back_winner, back_draws = self._compare(back_keys, records)
         pot = self.pot
         winner = down_winner if down_winner == back_winner else None
         if winner is not None:
@@ -581,13 +607,14 @@ class Game:
             records += self._end_game("fewer than 2 players can pay the ante")
         return records
 
-    def _compare(self, keys: list[tuple[int, ...]]) -> tuple[int, list[list[dict[str, Any]]]]:
-        """Winner of one comparison, with any tie-break draws (face up from the stock)."""
+    def _compare(self, keys: list[tuple[int, ...]], records: list[Record]) -> tuple[int, list[list[dict[str, Any]]]]:
+        """Winner of one comparison, with any tie-break draws (face up from the stock); a reshuffle they
+        force is added to ``records`` (it comes before the showdown's result)."""
         best = max(keys)
         tied = [s for s, k in zip(self.order, keys) if k == best]
         draws: list[list[dict[str, Any]]] = []
         while len(tied) > 1:
-            drawn = {s: self._draw_from_stock() for s in tied}
+            drawn = {s: self._draw_from_stock(records) for s in tied}
             self.tiebreak_cards += drawn.values()
             draws.append([{"seat": s, "card": card.text} for s, card in drawn.items()])
             top = max(card.rank for card in drawn.values())
@@ -703,6 +730,6 @@ _APPLY = {
     TakeDiscard: Game._do_take_discard,
     Skip: Game._do_skip,
     Discard: Game._do_discard,
-    ClientSeed: lambda game, seat, action: game.fair.add_seed(seat, action),
+    **{kind: Game._fair for kind in FAIR_ACTIONS},
 }
 """How each kind of (already checked) action changes the game."""
