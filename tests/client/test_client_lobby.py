@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import contextlib
+import time
 
 import pytest
 from textual.widgets import Checkbox, Input
 
 from protocol import messages as m
 from tui_helpers import screen_name, screen_text, table_ready, wait_for
+
+WAIT_TABLE = 20.0  # seconds: the seed window (3 s) and a loaded machine
 
 
 async def test_lobby_lists_tables_and_joins_watches_leaves(make_app, connect):
@@ -197,17 +200,28 @@ def test_default_table_name_never_ends_the_name_with_a_space():
 
 
 async def _at_the_table(pilot, app) -> None:
-    """Get to the table screen itself (making a cut if the game asks her for one)."""
+    """Get to the table screen itself, past her cut of the round (making it if the game asks her for one).
+
+    The deck is fixed only when the seed window closes, and the cutter is drawn from it, so whether the
+    cut is hers is known only then: waiting for the table screen alone could return before her cut opens.
+    """
     async def settled() -> bool:
         if screen_name(app) == "CutScreen":
             await pilot.press("r")
-        return screen_name(app) == "TableScreen"
+        view = app.view or {}
+        game = view.get("game") or {}
+        if game.get("phase") == "cut":  # past it only once the cutter is drawn and is someone else
+            past_the_cut = game.get("cutter") is not None and game.get("cutter") != view["table"]["seat"]
+        else:
+            past_the_cut = game.get("phase") is not None
+        return screen_name(app) == "TableScreen" and past_the_cut
 
-    for _ in range(100):
+    deadline = time.monotonic() + WAIT_TABLE
+    while time.monotonic() < deadline:
         if await settled():
             return
         await pilot.pause(0.02)
-    raise AssertionError(f"not at the table: {screen_name(app)}")
+    raise AssertionError(f"not at the table past the cut: {screen_name(app)}\n{screen_text(app)}")
 
 
 async def test_leaving_a_running_game_then_joining_again_returns_you_to_your_seat(make_app, connect, server):
