@@ -32,7 +32,6 @@ import asyncio
 import json
 import os
 import re
-import signal
 import statistics
 import subprocess
 import sys
@@ -44,7 +43,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(ROOT), str(ROOT / "tests"), str(ROOT / "tests" / "web")]
 
 from protocol import messages as m  # noqa: E402
-from reaping import kin, reap  # noqa: E402
+import reaping  # noqa: E402
 from scripted import ScriptedClient  # noqa: E402
 from web_helpers import aiohttp, browser, key_to_frame, screen_of, sign_in  # noqa: E402
 
@@ -91,17 +90,9 @@ class Served:
     def stop(self) -> None:
         """Stop the server; what it leaves behind (an older tree's leaked clients, init's once the server has
         gone) is killed, and said."""
-        left = kin(self.proc.pid)
         try:
-            if self.proc.poll() is None:
-                self.proc.send_signal(signal.SIGTERM)
-                try:
-                    self.proc.wait(20)
-                except subprocess.TimeoutExpired:
-                    self.proc.kill()
-                    self.proc.wait()
+            killed = reaping.stop(self.proc, wait=20)
         finally:
-            killed = reap(left)
             self._log.close()
         if killed:
             print(f"({len(killed)} processes of the server outlived it: killed)", flush=True)

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 import signal
+import subprocess
 from pathlib import Path
 
 
@@ -58,3 +59,20 @@ def reap(processes: dict[int, int]) -> list[int]:
         except ProcessLookupError:
             pass
     return left
+
+
+def stop(proc: subprocess.Popen, wait: float = 15) -> list[int]:
+    """Stop the server ``proc`` (SIGTERM, then SIGKILL after ``wait`` seconds) and kill whatever it had started
+    that outlived it (:func:`reap`): the pids killed so."""
+    left = kin(proc.pid) if proc.poll() is None else {}
+    try:
+        if proc.poll() is None:
+            proc.send_signal(signal.SIGTERM)
+            try:
+                proc.wait(wait)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.wait()
+    finally:
+        killed = reap(left)
+    return killed

@@ -30,7 +30,6 @@ import pty
 import re
 import select
 import signal
-import socket
 import struct
 import subprocess
 import sys
@@ -42,6 +41,7 @@ from pathlib import Path
 from typing import Callable, Iterable, Pattern, Union
 
 import pyte
+from relay import CuttableRelay
 
 ROOT = Path(__file__).resolve().parents[2]
 LISTENING = re.compile(r"Down and Back server listening on \S+:(\d+)")
@@ -102,70 +102,6 @@ def wait_until(check: Callable[[], object], timeout: float = WAIT, what: str = "
         time.sleep(interval)
 
 
-class Relay:
-    """A TCP relay from an ephemeral port to the server's, whose connections the test can cut (RST both
-    ways, as a network that drops would); new connections (a client reconnecting) are relayed as before."""
-
-    def __init__(self, target_port: int) -> None:
-        self.target_port = target_port
-        self.listener = socket.create_server(("127.0.0.1", 0))
-        self.port = self.listener.getsockname()[1]
-        self.pairs: list[tuple[socket.socket, socket.socket]] = []
-        self._lock = threading.Lock()
-        threading.Thread(target=self._accept, daemon=True).start()
-
-    def _accept(self) -> None:
-        while True:
-            try:
-                near, _ = self.listener.accept()
-            except OSError:
-                return
-            try:
-                far = socket.create_connection(("127.0.0.1", self.target_port))
-            except OSError:
-                near.close()
-                continue
-            with self._lock:
-                self.pairs.append((near, far))
-            for a, b in ((near, far), (far, near)):
-                threading.Thread(target=self._pipe, args=(a, b), daemon=True).start()
-
-    @staticmethod
-    def _pipe(source: socket.socket, sink: socket.socket) -> None:
-        try:
-            while data := source.recv(1 << 16):
-                sink.sendall(data)
-        except OSError:
-            pass
-        finally:
-            for sock in (source, sink):
-                try:
-                    sock.shutdown(socket.SHUT_RDWR)
-                except OSError:
-                    pass
-
-    @property
-    def connections(self) -> int:
-        with self._lock:
-            return len(self.pairs)
-
-    def cut(self) -> None:
-        """Reset every connection open now: no FIN, no goodbye."""
-        with self._lock:
-            pairs, self.pairs = self.pairs, []
-        for pair in pairs:
-            for sock in pair:
-                try:
-                    sock.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
-                    sock.close()
-                except OSError:
-                    pass
-
-    def close(self) -> None:
-        self.listener.close()
-        self.cut()
-
-
 class Terminal:
     """A program in a pseudo-terminal of ``size`` (columns, rows), its screen kept by pyte.
 
@@ -174,7 +110,7 @@ class Terminal:
     """
 
     def __init__(self, command: list[str], *, size: tuple[int, int] = (80, 24), env: dict[str, str] | None = None,
-                 name: str = "terminal", relay: Relay | None = None) -> None:
+                 name: str = "terminal", relay: CuttableRelay | None = None) -> None:
         self.name = name
         self.relay = relay
         self.columns, self.rows = size
@@ -494,7 +430,7 @@ class EveningServer:
                relay: bool = True) -> Terminal:
         """``dab-client 127.0.0.1:PORT --name NAME ARGS`` in a terminal of ``size``; ``config_dir`` (default:
         one of the name's own, kept across clients of that name: its resume token) holds ``client.json``."""
-        cut = Relay(self.port) if relay else None
+        cut = CuttableRelay(self.port) if relay else None
         port = cut.port if cut is not None else self.port
         config = config_dir or self.directory / f"config-{name}"
         command = [sys.executable, "-m", "client", f"127.0.0.1:{port}", "--name", name, *args]

@@ -5,18 +5,14 @@ from __future__ import annotations
 import os
 import re
 import shutil
-import signal
-import socket
-import struct
 import subprocess
 import sys
-import threading
 import time
 from pathlib import Path
 
 import pytest
 
-from reaping import kin, reap
+import reaping
 
 ROOT = Path(__file__).resolve().parents[2]
 SSH, SSH_KEYGEN, TMUX = shutil.which("ssh"), shutil.which("ssh-keygen"), shutil.which("tmux")
@@ -88,17 +84,9 @@ class Server:
 
     def stop(self) -> None:
         """Stop the server; whatever it started and left behind (its sessions' clients) is killed with it."""
-        left = kin(self.proc.pid) if self.proc.poll() is None else {}
         try:
-            if self.proc.poll() is None:
-                self.proc.send_signal(signal.SIGTERM)
-                try:
-                    self.proc.wait(15)
-                except subprocess.TimeoutExpired:
-                    self.proc.kill()
-                    self.proc.wait()
+            reaping.stop(self.proc)
         finally:
-            reap(left)
             self._log.close()
 
 
@@ -165,50 +153,3 @@ def hand(screen: str) -> list[str]:
     tops = [i for i, line in enumerate(lines) if line.lstrip().startswith("╭────╮ ╭")]
     assert tops, screen
     return re.findall(r"│(\S+)\s*│", lines[tops[-1] + 1])
-
-
-class CuttableProxy:
-    """A TCP relay to the SSH port whose connections the test can cut (RST both ways), as a network would."""
-
-    def __init__(self, target_port: int) -> None:
-        self.target_port = target_port
-        self.listener = socket.create_server(("127.0.0.1", 0))
-        self.port = self.listener.getsockname()[1]
-        self.pairs: list[tuple[socket.socket, socket.socket]] = []
-        self._lock = threading.Lock()
-        threading.Thread(target=self._accept, daemon=True).start()
-
-    def _accept(self) -> None:
-        while True:
-            try:
-                near, _ = self.listener.accept()
-            except OSError:
-                return
-            far = socket.create_connection(("127.0.0.1", self.target_port))
-            with self._lock:
-                self.pairs.append((near, far))
-            for a, b in ((near, far), (far, near)):
-                threading.Thread(target=self._pipe, args=(a, b), daemon=True).start()
-
-    @staticmethod
-    def _pipe(source: socket.socket, sink: socket.socket) -> None:
-        try:
-            while data := source.recv(1 << 16):
-                sink.sendall(data)
-        except OSError:
-            pass
-
-    def cut(self, index: int) -> None:
-        """Reset connection number ``index`` (in accept order): no FIN, no goodbye."""
-        with self._lock:
-            pair = self.pairs[index]
-        for sock in pair:
-            sock.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
-            sock.close()
-
-    def close(self) -> None:
-        self.listener.close()
-        with self._lock:
-            for pair in self.pairs:
-                for sock in pair:
-                    sock.close()

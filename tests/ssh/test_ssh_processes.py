@@ -7,7 +7,8 @@ import signal
 
 import pytest
 
-from ssh_helpers import CuttableProxy, Server, Tmux, make_key, needs_openssh, wait_until
+from relay import CuttableRelay
+from ssh_helpers import Server, Tmux, make_key, needs_openssh, wait_until
 
 pytestmark = needs_openssh
 
@@ -27,7 +28,7 @@ def alive(pid: int) -> bool:
 @pytest.fixture
 def setup(tmp_path):
     server = Server(tmp_path / "data", "--ssh-max-per-address", str(PER_ADDRESS))
-    proxy = CuttableProxy(server.ssh_port)
+    proxy = CuttableRelay(server.ssh_port)
     tmux = Tmux("processes")
     key = make_key(tmp_path, "k")
     yield server, proxy, tmux, key

@@ -8,7 +8,6 @@ import json
 import os
 import re
 import shutil
-import signal
 import subprocess
 import sys
 import time
@@ -17,7 +16,7 @@ from urllib.parse import urljoin, urlsplit
 
 import pytest
 
-from reaping import kin, reap
+import reaping
 
 aiohttp = pytest.importorskip("aiohttp")  # (the [web] extra)
 
@@ -59,15 +58,7 @@ def _is_history_worker(pid: int) -> bool:
 
 def stop_server(proc: subprocess.Popen[bytes]) -> None:
     """Stop the server; whatever it started and left behind (its tabs' clients) is killed with it."""
-    left = kin(proc.pid)
-    try:
-        proc.send_signal(signal.SIGTERM)
-        proc.wait(15)
-    except subprocess.TimeoutExpired:
-        proc.kill()
-        proc.wait()
-    finally:
-        reap(left)
+    reaping.stop(proc)
 
 
 def screen_text(data: bytes) -> str:
