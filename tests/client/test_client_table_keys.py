@@ -34,6 +34,22 @@ async def test_helper_grows_to_show_wins_both_when_a_card_is_drawn():
         assert app.table_screen.query_one(HandHelper).size.height == 4
 
 
+async def test_the_helper_never_loses_its_estimate_to_a_suit_rules_note():
+    """8D 8C 6C 2S down is "High card" by a suit rule, and the note saying why wraps at 80 columns: with it
+    the helper's lines were more than its rows, and the win-both estimate (its last line) was cut off. With
+    7 cards everything fits; with 8 (one line more, what to throw) a note goes before the estimate does."""
+    app = make_app(ascii=False)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await feed(pilot, {**OTHERS_TURN, "hand": ["8C", "2S", "AH", "7H", "4H", "6C", "8D"]})
+        await pilot.press("h")
+        text = await wait_for(pilot, lambda: "Wins both" in screen_text(app) and screen_text(app), what="the estimate")
+        assert "High card: eight, eight, six, two" in text and "no pair: the 6♣ beside it" in text
+        eight = ["8C", "2S", "AH", "7H", "4H", "6C", "8D", "3D"]
+        await feed(pilot, {**PLAY_VIEW, "hand": eight, "legal": [{"kind": "discard", "cards": eight}]})
+        text = await wait_for(pilot, lambda: "to keep" in screen_text(app) and screen_text(app), what="8 cards")
+        assert "Wins both" in text and "Down " in text and "Back " in text
+
+
 async def test_a_split_that_timed_out_still_shows_the_showdown():
     from test_client_snapshots import RESULT, SHOWDOWN_VIEW
 

@@ -128,19 +128,27 @@ def recommended_throw(cards: Sequence[str], allowed: Collection[str] = ()) -> st
     return throw(list(cards), list(allowed or cards)).text
 
 
+HELPER_ROWS = 5  # the hand helper's most rows of text (one more is its border), at every terminal size
+
+
 class HandHelper(Widget):
     """The recommended split of your cards, named, with the win-both estimate (display only)."""
 
+    DEFAULT_CSS = f"HandHelper {{ max-height: {HELPER_ROWS + 1}; }}"
     # layout=True: 7 cards take 3 lines and 8 cards 4, so the height must follow the content.
     cards: reactive[tuple[str, ...]] = reactive((), layout=True)
     allowed: reactive[frozenset[str]] = reactive(frozenset())  # what may be thrown now (no take-back)
     opponents: reactive[int] = reactive(1)
 
     def render(self) -> RenderResult:
-        return helper_content(self.cards, self.opponents, display_of(self), self.allowed)
+        return helper_content(self.cards, self.opponents, display_of(self), self.allowed,
+                              fit=(self.content_size.width or self.app.size.width, HELPER_ROWS))
 
 
-def helper_content(cards: Sequence[str], opponents: int, display: Display, allowed: Collection[str] = ()) -> Content:
+def helper_content(cards: Sequence[str], opponents: int, display: Display, allowed: Collection[str] = (),
+                   fit: tuple[int, int] | None = None) -> Content:
+    """The helper's lines; with ``fit`` (width, rows), a suit rule's note is left out when the lines wrapped to
+    that width would need more rows, so the split and the estimate are never the lines cut off."""
     from engine.cards import parse_cards
     from engine.games.down_and_back.meter import win_both
     from engine.games.down_and_back.splits import best_split
@@ -156,15 +164,28 @@ def helper_content(cards: Sequence[str], opponents: int, display: Display, allow
     split = best_split(hand)
     estimate = win_both(split.down, split.back, max(1, opponents))
     who = "1 opponent" if opponents <= 1 else f"{opponents} opponents"
-    lines = lead + [
-        Content.assemble(("Down ", "dim"), display.cards(str(c) for c in split.down), "  ", (split.down_value.name, "bold")),
-        *suit_notes(split.down, display),
-        Content.assemble(("Back ", "dim"), display.cards(str(c) for c in split.back), "  ", (split.back_value.name, "bold")),
-        *suit_notes(split.back, display),
-        Content.assemble(("Wins both vs ", "dim"), (who, "dim"), (" ≈ " if not display.ascii else " ~ ", "dim"),
-                         (f"{estimate:.0%}", "bold #87d787")),
-    ]
-    return Content("\n").join(lines)
+    down_notes, back_notes = suit_notes(split.down, display), suit_notes(split.back, display)
+
+    def lines() -> list[Content]:
+        return lead + [
+            Content.assemble(("Down ", "dim"), display.cards(str(c) for c in split.down), "  ",
+                             (split.down_value.name, "bold")),
+            *down_notes,
+            Content.assemble(("Back ", "dim"), display.cards(str(c) for c in split.back), "  ",
+                             (split.back_value.name, "bold")),
+            *back_notes,
+            Content.assemble(("Wins both vs ", "dim"), (who, "dim"), (" ≈ " if not display.ascii else " ~ ", "dim"),
+                             (f"{estimate:.0%}", "bold #87d787")),
+        ]
+
+    if fit is not None:
+        width, rows = fit
+        while (back_notes or down_notes) and sum(len(line.wrap(max(1, width))) for line in lines()) > rows:
+            if back_notes:
+                back_notes = back_notes[:-1]
+            else:
+                down_notes = down_notes[:-1]
+    return Content("\n").join(lines())
 
 
 def suit_notes(cards: Sequence[Any], display: Display, indent: str = "  ") -> list[Content]:
