@@ -105,9 +105,14 @@ def test_play_resize_drop_and_come_back_by_key(server, keys, tmux):
     tmux.keys("a", "g")
     first_turn(tmux, "a")
     tmux.keys("a", "s")  # the decision: take the top card of the stock
-    screen = tmux.wait_for("a", "Throw a card:")  # which card depends on the deal (the client adds its seed)
+    tmux.wait_for("a", "Throw a card:")  # which card depends on the deal (the client adds its seed)
+
+    def eight_cards() -> str | None:  # the prompt may be painted a frame before the hand holds the card drawn
+        screen = tmux.screen("a")
+        return screen if "Throw a card:" in screen and len(hand(screen)) == 8 else None
+
+    screen = wait_until(eight_cards, 30, "alice's hand of 8")
     cards = hand(screen)
-    assert len(cards) == 8, screen
 
     tmux.resize("a", 130, 40)  # the window grows: SIGWINCH reaches the client, which redraws to fit
     def redrawn():

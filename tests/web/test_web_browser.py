@@ -148,7 +148,14 @@ async def test_a_browser_tab_chooses_its_name_opens_the_lobby_deals_a_practice_t
             view = watcher.views.get(table.table_id, {})
             return view.get("phase") == "play" and seat in (view.get("to_act") or [])
 
-        await watcher.wait_for(guest_to_act, timeout=20)
+        def guest_to_cut() -> bool:  # the cutter is drawn once the deck is fixed: the guest may be it
+            view = watcher.views.get(table.table_id, {})
+            return view.get("phase") == "cut" and view.get("cutter") == seat and seat in (view.get("to_act") or [])
+
+        await watcher.wait_for(lambda: guest_to_act() or guest_to_cut(), timeout=20)
+        if guest_to_cut():
+            await page.keyboard.press("r")  # the cut dialog: cut at random
+            await watcher.wait_for(guest_to_act, timeout=20)
         await page.keyboard.press("s")  # the decision: take the top card of the stock
         await watcher.wait_for(lambda: any(e.get("kind") == "take_stock" and e.get("seat") == seat
                                            for e in watcher.events), timeout=20)
