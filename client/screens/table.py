@@ -186,6 +186,7 @@ class TableScreen(SteadyScreen, Screen[None]):
         yield TooSmall()
         with Horizontal(id="topbar"):
             yield Static(id="info", markup=False)
+            yield Static(id="deal-mark", markup=False)  # the fair deal's status: never cut short (the info is)
             yield Countdown(id="clock", ascii=self.display_options.ascii)
         with Horizontal(id="seats"):
             for seat in range(MAX_SEATS):
@@ -387,8 +388,7 @@ class TableScreen(SteadyScreen, Screen[None]):
         if table.get("fixed_seed"):  # the operator fixed the shuffle: the deals are predictable
             parts.append(("  UNFAIR: seeded", "bold #ff5f5f"))
         parts += self.board.info(view.get("game"), self.rules)
-        if self.deal is not None:  # the round's deal as this client follows and checks it (docs/FAIRNESS.md)
-            parts.append(deal_mark(self.deal))
+        self._update_deal_mark()
         if table.get("spectators"):
             parts.append((f"  {table['spectators']} watching", "dim"))
         if table.get("seat") is None and not self.in_waiting_room(view):
@@ -511,6 +511,18 @@ class TableScreen(SteadyScreen, Screen[None]):
 
     def note(self, text: str, style: str = "#ffaf5f") -> None:
         self._show(lambda: self.query_one("#log", LineLog).write(Content.styled(text, style)))
+
+    def _update_deal_mark(self) -> None:
+        """The round's deal as this client follows and checks it (docs/FAIRNESS.md), in a few words: whole
+        below 100 columns too, where it takes its short form."""
+        if self.deal is None:
+            return
+        text, style = deal_mark(self.deal, wide=self.size.width >= WIDE_MARK, ascii=self.display_options.ascii)
+        self._set_static("#deal-mark", Content.styled(text, style))
+
+    def on_resize(self, event: events.Resize) -> None:
+        if self.deal is not None and self.is_mounted:
+            self._update_deal_mark()
 
     def show_deal(self, status: RoundStatus | None) -> None:
         """Where the round's deal stands (sealing, fixed, checked): the top bar's mark, not the log; a round
@@ -704,12 +716,25 @@ class TableScreen(SteadyScreen, Screen[None]):
         return entries
 
 
-def deal_mark(status: RoundStatus) -> tuple[str, str]:
-    """The top bar's mark for the round's deal: what it proves once checked (quiet when it is a player's
-    seed that made the deck, amber when it came from the server's seed alone, loud when it failed)."""
+WIDE_MARK = 100  # columns from which the deal's mark is the whole sentence
+SHORT_MARKS = {"verified — your seed included": "✓ your seed", "verified": "✓ verified",
+               "verified — server seed only": "server only", "verified — no cards were dealt": "✓ no deal",
+               "DEAL NOT VERIFIED": "NOT VERIFIED", "sealing the deal": "sealing", "seeds sealed": "sealing",
+               "deal fixed, your seed in": "your seed in", "deal fixed: server seed only": "server seed",
+               "deal fixed": "deal fixed"}
+"""The mark's short forms, below :data:`WIDE_MARK` columns (key f says it all)."""
+
+
+def deal_mark(status: RoundStatus, wide: bool = True, ascii: bool = False) -> tuple[str, str]:
+    """The top bar's mark for the round's deal and its style: what it proves once checked (quiet when a
+    player's seed made the deck, amber when it came from the server's seed alone, loud when it failed)."""
     text = status.short
-    if text.startswith("DEAL NOT"):
-        return (f"  {text}", "bold #ffffff on #d70000")
-    if "server seed only" in text:
-        return (f"  {text}", "#ffd75f")
-    return (f"  {text}", "dim #87d787" if text.startswith("verified") else "dim")
+    style = ("bold #ffffff on #d70000" if text.startswith("DEAL NOT") else
+             "#ffd75f" if "server seed only" in text else "dim #87d787" if text.startswith("verified") else "dim")
+    if not wide:
+        text = SHORT_MARKS.get(text.split(" (")[0], text)
+        if status.withheld and status.verdict is not None and status.verdict.ok:
+            text += " (withheld)"
+    if ascii:
+        text = text.replace("✓", "ok").replace("—", "-")
+    return (f" {text} ", style)

@@ -153,7 +153,9 @@ async def test_the_new_table_form_creates_a_cribbage_table_with_its_settings(mak
         await pilot.press("g")
         await wait_for(pilot, lambda: (app.view.get("game") or {}).get("players") == 3, what="the game started")
         await wait_for(pilot, lambda: screen_name(app) == "CutScreen", what="the draw for the deal")
-        assert "to 61, stake 250, skunks" in screen_text(app)
+        top = screen_text(app).splitlines()[0]
+        assert "Game 1 deal 1: the draw" in top  # where the game stands comes first; then the rules, which a
+        assert "to 61, stake 250, skunks" in app.table_screen._shown["#info"].plain  # narrow top bar may cut
 
 
 async def test_muggins_claims_and_takes_by_the_keys():

@@ -52,7 +52,13 @@ async def _one_round_against_a_bot(app, pilot, meanwhile=None) -> None:
 
 def shown(screen) -> tuple[str, str]:
     """The table screen's top bar and its log, as text (the game-over board may be on top of them)."""
-    return screen._shown["#info"].plain, "\n".join(line.plain for line in screen.query_one("#log", LineLog).lines)
+    info = screen._shown["#info"].plain + (screen._shown["#deal-mark"].plain if "#deal-mark" in screen._shown else "")
+    return info, "\n".join(line.plain for line in screen.query_one("#log", LineLog).lines)
+
+
+def mark(screen) -> str:
+    """The top bar's fair-deal mark alone."""
+    return screen._shown["#deal-mark"].plain.strip() if "#deal-mark" in screen._shown else ""
 
 
 async def checked(app, pilot) -> Any:
@@ -109,7 +115,7 @@ async def test_a_spectator_is_told_verified_when_the_players_seeds_made_the_deck
             await host.request(m.EndGame)
             verdict = await checked(app, pilot)
             assert verdict.ok and verdict.summary == "verified", verdict
-            await wait_for(pilot, lambda: "  verified" in shown(app.table_screen)[0], what="mark")
+            await wait_for(pilot, lambda: mark(app.table_screen) == "verified", what="mark")
 
 
 async def test_a_tampered_reveal_is_a_loud_warning_naming_it(make_app):

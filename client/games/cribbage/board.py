@@ -215,13 +215,16 @@ class CribbageBoard(Board):
         return any(me in side["seats"] and dealer in side["seats"] for side in view.get("sides", []))
 
     def info(self, game: Mapping[str, Any] | None, rules: Mapping[str, Any]) -> list[Any]:
-        parts: list[Any] = [(f"  to {rules.get('target', 121)}, stake {chips(rules.get('stake', 100))}", "dim")]
-        house = [name for name in ("skunks", "muggins") if rules.get(name)]
-        if house:
-            parts.append((", " + ", ".join(house), "dim italic"))
+        # Where the game stands first, the rules after it: a narrow top bar cuts its end short (the rules are
+        # in the lobby's note and the help too), and the fair deal's mark beside it is never cut.
+        parts: list[Any] = []
         if game is not None and game.get("round"):
             parts.append(f"  Game {game.get('game', 1)} deal {game.get('deal', 1)}")
             parts.append((f": {PHASE_WORDS.get(game.get('phase', ''), '')}", "dim"))
+        parts.append((f"  to {rules.get('target', 121)}, stake {chips(rules.get('stake', 100))}", "dim"))
+        house = [name for name in ("skunks", "muggins") if rules.get(name)]
+        if house:
+            parts.append((", " + ", ".join(house), "dim italic"))
         return parts
 
     def seat_states(self, game: Mapping[str, Any] | None, base: dict[int, SeatState]) -> list[SeatState]:
