@@ -624,3 +624,32 @@ def test_fairness_md_test_vectors():
         assert sign(event) == sig  # Ed25519 signatures are deterministic
         public.verify(bytes.fromhex(sig), _reference_message(kind, event))
     assert Ed25519PrivateKey.from_private_bytes(TEST_SECRET).public_key().public_bytes_raw() == TEST_KEY
+
+
+def test_fairness_md_prints_every_vector_the_implementations_agree_on():
+    """§5 of the page itself holds each vector above (a stranger's verifier is written from the page, so
+    the page must not drift from the code): every hash, block, signed message and signature, the deck,
+    the first reads, and the other table's values."""
+    from pathlib import Path
+
+    page = (Path(__file__).resolve().parents[2] / "docs" / "FAIRNESS.md").read_text(encoding="utf-8")
+    section = page[page.index("## 5. Test vectors"):page.index("## 6.")]
+    flat = "".join(section.replace("`", "").split())  # the signed messages are printed in pieces
+    seed_ctx = context(TEST_KEY, "down-and-back", "t1", 1)
+    stream = DealStream(VECTOR_SEED, seed_ctx, VECTOR_CLIENT_SEEDS)
+    draws = []
+    for i in range(51, 41, -1):
+        draws.append(stream.randbelow(i + 1))
+    first = DealStream(VECTOR_SEED, seed_ctx, VECTOR_CLIENT_SEEDS)
+    other_ctx = context(TEST_KEY, "down-and-back", "t2", 1)
+    other = commitment(VECTOR_SEED, other_ctx)
+    printed = [VECTOR["context"], VECTOR["commitment"], *VECTOR["seed_commits"].values(), VECTOR["digest"],
+               VECTOR["fingerprint"], "".join(VECTOR["deck"]), TEST_KEY.hex(), TEST_SECRET.hex(),
+               *(DealStream(VECTOR_SEED, seed_ctx, VECTOR_CLIENT_SEEDS)._block(k).hex() for k in (0, 1)),
+               ",".join(map(str, draws)), other_ctx.hex(), other.hex(),
+               seed_commitment(other, 0, VECTOR_CLIENT_SEEDS[0]).hex()]
+    for kind, (fields, sig) in VECTOR_EVENTS.items():
+        printed += [signed_message({"kind": kind, **fields}).hex(), sig]
+    missing = [value for value in printed if value not in flat]
+    assert not missing, missing
+    assert first.randbelow(3) == 2 and "below(3):2(bits10)" in flat  # the first dealer's draw
