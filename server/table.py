@@ -592,7 +592,22 @@ class Table:
         game = self.game
         if game is None or not game.fair.seeding:
             return None
-        return self.phase_since + self.config.seed_window
+        return self.phase_since + self.seed_window()
+
+    def seed_window(self) -> float:
+        """The window of the round being sealed, in seconds: the one its ``deal_commit`` announced (a restart
+        with another ``--seed-window`` changes it from the next round on)."""
+        assert self.game is not None
+        window_ms = self.game.fair.window_ms
+        return window_ms / 1000 if window_ms else self.config.seed_window
+
+    def _sealed_after_ms(self) -> int:
+        """The round's ``seed_set``'s ``after_ms`` (0 if none is found)."""
+        assert self.game is not None
+        for record in reversed(getattr(self.game, "round_log", ())):
+            if record.kind == "seed_set":
+                return int(record.public.get("after_ms", 0))
+        return 0
 
     def seal_seeds(self) -> None:
         """Close the round's seed phase under way if it is complete or its window has passed: the seed
@@ -602,17 +617,24 @@ class Table:
         while game is not None and game.fair.seeding:
             fair = game.fair
             now = self.loop.time()
-            late = now - self.phase_since >= self.config.seed_window - DEADLINE_SLACK
+            late = now - self.phase_since >= self.seed_window() - DEADLINE_SLACK
             after_ms = max(0, int((now - self.seeding_since) * 1000))
+            # A phase closed by its window says so in whole milliseconds a verifier checks (FAIRNESS.md §4
+            # steps 5 and 6): never under the window, though the timer may fire within DEADLINE_SLACK of it,
+            # the milliseconds are rounded down, and after a restart the window starts again.
             if fair.phase == COMMIT:
                 waiting = self.waiting_for_seeds()
                 if not late and not all(s in fair.commits for s in waiting):
                     return
+                if late:
+                    after_ms = max(after_ms, fair.window_ms)
                 self.apply_action(None, SealSeeds(after_ms, tuple(waiting)))
                 self.phase_since = now
             elif fair.phase == REVEAL:
                 if not late and not all(s in fair.revealed_seeds for s in fair.commits):
                     return
+                if late:
+                    after_ms = max(after_ms, self._sealed_after_ms() + fair.window_ms)
                 self.apply_action(None, FixDeck(after_ms))
 
     def _playing_seat(self, player_id: str) -> int:

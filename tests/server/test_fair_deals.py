@@ -197,3 +197,48 @@ async def test_a_round_restored_while_it_is_being_sealed_keeps_its_committed_dec
     assert dict(map(tuple, first["fair"]["client_seeds"])) == {0: SEEDS["ann"], 1: SEEDS["bob"]}
     verdicts = verify_record(find_game(table["game"]), first, key, table["table_id"])
     assert len(verdicts) == 3 and all(v.ok for v in verdicts), verdicts
+
+
+class _Clock:
+    """The table's loop, but for its clock: ``time()`` says ``now``."""
+
+    def __init__(self, loop, now: float) -> None:
+        self._loop, self.now = loop, now
+
+    def time(self) -> float:
+        return self.now
+
+    def __getattr__(self, name: str):
+        return getattr(self._loop, name)
+
+
+async def test_a_phase_closed_by_its_window_never_says_it_closed_before_it(fair_server):
+    """The window's timer may fire up to DEADLINE_SLACK before the window's end, and the milliseconds are
+    rounded down: a seal or a fixed deck the window closed must still say after_ms >= the window (the
+    seal's) and >= the seal's + the window (the deck's), or every verifier calls it early (FAIRNESS.md §4
+    steps 5 and 6). Ann commits and withholds her seed; Bob never commits; each phase is closed by its
+    window at 0.5 ms before its end."""
+    fair_server.lobby.config.table.seed_window = 10.0  # the timers never come first: this test closes the phases
+    async with ScriptedClient(fair_server.port, "ann") as ann, ScriptedClient(fair_server.port, "bob") as bob:
+        table_id = (await ann.request(m.CreateTable, name="t", settings=m.TableSettings(seats=2)))["table_id"]
+        await bob.request(m.Join, table_id=table_id)
+        await ann.request(m.Start)
+        await ann.wait_for(lambda: (ann.view.get("fair") or {}).get("phase") == "commit")
+        table = fair_server.lobby.tables[table_id]
+        seat = ann.table["seat"]
+        await ann.request(m.SeedCommit, commit=commit_for(ann.view, seat, "a1" * 8))
+        loop = table.loop
+        for phase in ("commit", "reveal"):
+            assert table.game.fair.phase == phase
+            table.loop = _Clock(loop, table.phase_since + 10.0 - 0.0005)
+            try:
+                table.seal_seeds()
+            finally:
+                table.loop = loop
+        sealed = await ann.wait_for(lambda: next((e for e in ann.events if e["kind"] == "seed_set"), None))
+        fixed = await ann.wait_for(lambda: next((e for e in ann.events if e["kind"] == "deck_fixed"), None))
+        window = 10_000
+        assert sealed["commits"] and len(sealed["waiting"]) == 2, sealed  # bob was waited for, and did not commit
+        assert sealed["after_ms"] >= window, sealed
+        assert fixed["withheld"] == [seat] and fixed["after_ms"] >= sealed["after_ms"] + window, fixed
+        await ann.request(m.EndGame)
