@@ -178,6 +178,7 @@ async def run(args: argparse.Namespace, config: ClientConfig) -> int:
             await server.close(grace=0.5)
     if app.fatal_error:
         error(app.fatal_error)
+        await tell_browser(app.fatal_error)  # (a ban, say, while playing in a tab)
         return app.return_code or 1
     return app.return_code or 0
 

@@ -37,6 +37,7 @@ from .messages import (
     ChatArrived,
     ConnectionChanged,
     EventsArrived,
+    NoticeArrived,
     PlayAction,
     PracticeRequested,
     RequestRejected,
@@ -167,6 +168,9 @@ class DabApp(App[None]):
         self._early_events: tuple[str, list[dict[str, Any]]] | None = None  # (table, events) before its view
         self._focus_kept: dict[Screen[Any], Widget | None] = {}  # each screen's focus while too small
         self.keys_ignored = 0  # keys pressed while the terminal is too small (the notice counts them)
+        self.features: frozenset[str] = frozenset()  # the server's optional requests (list_tables features)
+        self._notices_asked: Any = None  # the connection (link) notices were asked for on
+        self._removed_from: str | None = None  # our removal from a table: to say ("": said already)
 
     @cached_property
     def lobby(self) -> LobbyScreen:
@@ -375,6 +379,8 @@ class DabApp(App[None]):
             self.post_message(ChatArrived(item.seat, plain(item.name), plain(item.text), item.ts))
         elif isinstance(item, m.Tables):
             self.post_message(TablesChanged(clean_data([t.to_wire() for t in item.tables])))
+        elif isinstance(item, m.Notice):
+            self.post_message(NoticeArrived(item.kind, plain(item.text)))
 
     def on_view_changed(self, message: ViewChanged) -> None:
         early, self._early_events = self._early_events, None
@@ -397,6 +403,12 @@ class DabApp(App[None]):
             self.on_view(message.view)
 
     def on_events_arrived(self, message: EventsArrived) -> None:
+        if any(e.get("kind") == "removed" and e.get("you") for e in message.events):
+            # Said once we are in the lobby (the table list comes next); the server's notice of it, if it
+            # sends one, says it again and is left out.
+            name = ((self.view or {}).get("table") or {}).get("name") if self.table_id == message.table_id else None
+            self._removed_from = f"The host removed you from table {message.table_id}" + \
+                (f" ({name})." if name else ".")
         if self.table_screen is not None and self.table_screen.table_id == message.table_id:
             self.table_screen.add_events(message.events)
             self._check_deals(message.table_id, message.events)
@@ -475,11 +487,28 @@ class DabApp(App[None]):
         if self.table_screen is not None:
             self.table_screen.add_chat(message.seat, message.name, message.text, message.ts)
 
+    def on_notice_arrived(self, message: NoticeArrived) -> None:
+        """The operator's announcement, or our removal from a table: said, literally, wherever we are."""
+        if message.kind == "removed" and self._removed_from is not None:
+            self._removed_from = None  # said already, as the table's event came
+            return
+        title = {"announcement": "From the server", "removed": "Removed from the table"}.get(message.kind, "Server")
+        text = message.text[:1].upper() + message.text[1:]
+        self.notify(text, title=title, severity="warning" if message.kind == "removed" else "information",
+                    timeout=20 if message.kind == "announcement" else 10, markup=False)
+        if self.table_screen is not None and message.kind == "announcement":
+            self.table_screen.add_chat(None, m.SERVER_NAME, message.text)
+
     def on_tables_changed(self, message: TablesChanged) -> None:
         # The server sends the table list only to players who are not at a table.
         self._remember_tables(message.tables)
         if self.table_screen is not None:
             self._back_to_lobby()
+        if self._removed_from:
+            text, self._removed_from = self._removed_from, ""  # (said: the notice that follows is left out)
+            # Once the lobby is on the screen: a toast raised as it is pushed would not be drawn on it.
+            self.call_after_refresh(self.notify, text, title="Removed from the table", severity="warning",
+                                    timeout=10, markup=False)
 
     def on_connection_changed(self, message: ConnectionChanged) -> None:
         previous, self.connection_state = self.connection_state, message.state
@@ -492,6 +521,8 @@ class DabApp(App[None]):
                 if screen is not None:
                     screen.note(f"Connection lost: reconnecting{more}")
         elif message.state == CONNECTED:
+            self._notices_asked = None  # a new connection: notices are asked for again
+            self._ask_for_notices()
             self.notify("Reconnected: the game goes on.", title="Connection", timeout=3)
             if screen is not None:
                 screen.note("Reconnected.", "#87d787")
@@ -575,10 +606,10 @@ class DabApp(App[None]):
             if kind is m.Join and exc.code in ("game_running", "table_full"):
                 self._watch_instead(exc.code, exc.message, fields)
                 return None
-            self.notify(exc.message, title="Not possible", severity="warning")
+            self.notify(exc.message, title="Not possible", severity="warning", markup=False)  # names: literally
             self._rejected(kind, exc.code, exc.message)
         except LinkError as exc:
-            self.notify(exc.message, title="Connection", severity="error")
+            self.notify(exc.message, title="Connection", severity="error", markup=False)
             self._rejected(kind, exc.code, exc.message)
         except Exception as exc:  # a bug must not crash the game: say it and carry on
             self.notify(f"{type(exc).__name__}: {exc}", title="Client error", severity="error")
@@ -597,12 +628,24 @@ class DabApp(App[None]):
             self._back_to_lobby()
         elif kind is m.ListTables:
             self._remember_tables(result.get("tables", []))
+            features = result.get("features")
+            self.features = frozenset(f for f in features if isinstance(f, str)) if isinstance(features, list) else \
+                frozenset()
+            self._ask_for_notices()
             balance = result.get("balance")
             if isinstance(balance, int) and not isinstance(balance, bool):
                 self.balance = balance
                 if self._lobby_made():
                     self.lobby.balance = balance
         return True
+
+    def _ask_for_notices(self) -> None:
+        """Have this connection sent the server's notices (the operator's announcements, our removal from a
+        table), once per connection, from a server that offers them (``list_tables`` ``features``)."""
+        link = self.session.link if self.session is not None else None
+        if "notices" in self.features and link is not None and self._notices_asked is not link:
+            self._notices_asked = link
+            self._send(m.Notices, {})
 
     def _watch_instead(self, code: str, message: str, fields: dict[str, Any]) -> None:
         """A join the server refused for want of a seat: say why, and watch the table instead.

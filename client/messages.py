@@ -42,6 +42,14 @@ class ChatArrived(Message):
         self.seat, self.name, self.text, self.ts = seat, name, text, ts
 
 
+class NoticeArrived(Message):
+    """The server tells us something wherever we are (``kind``: ``announcement``, ``removed``...)."""
+
+    def __init__(self, kind: str, text: str) -> None:
+        super().__init__()
+        self.kind, self.text = kind, text
+
+
 class TablesChanged(Message):
     """The lobby's table list (plain dicts, as on the wire)."""
 

@@ -21,7 +21,7 @@ from .link import Link, LinkError
 
 # Server reasons after which coming back would be wrong or pointless.
 FINAL_REASONS = frozenset({"closed", "replaced", "bad_token", "bad_name", "protocol_error", "rate_limited",
-                           "version_mismatch"})
+                           "version_mismatch", "banned"})
 RETRY_DELAYS = (0.1, 0.5, 1.0, 2.0, 3.0, 5.0)
 RETRY_FOR = 300.0  # give up after this many seconds without a connection
 

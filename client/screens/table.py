@@ -93,8 +93,10 @@ class TableScreen(SteadyScreen, Screen[None]):
         Binding("H", "history", "History", show=False, tooltip="your finished rounds at this table, and their replays"),
         Binding("f", "fair", "Fair deal", show=False,
                 tooltip="the fair deal: what this round's check proves, the seeds, the server's key"),
+        Binding("p", "people", "People", show=False,
+                tooltip="the people here: mute one, or (host) remove one"),
     ]
-    MENU = ("end_game", "sit_out", "come_back", "history", "leave", "toggle_bell")  # with the app's
+    MENU = ("end_game", "sit_out", "come_back", "history", "people", "leave", "toggle_bell")  # with the app's
 
     view: var[dict[str, Any] | None] = var(None, always_update=True, init=False)
     # Textual repaints the whole screen when the focus moves (~4.5 KB at 80x24); the widgets whose
@@ -110,6 +112,7 @@ class TableScreen(SteadyScreen, Screen[None]):
         self.board: Board | None = None
         self._decision: tuple[Any, ...] | None = None  # what was awaited when we last acted (see _awaited)
         self._chat_seen: set[tuple[Any, ...]] = set()
+        self.watchers: list[str] = []  # the names of spectators whose chat we saw (for the people list)
         self._log_seeded = False
         self._painted = False
         self._shown: dict[str, Content] = {}
@@ -492,6 +495,8 @@ class TableScreen(SteadyScreen, Screen[None]):
         if ts and key in self._chat_seen:
             return  # the server re-sends the recent chat after a reconnect
         self._chat_seen.add(key)
+        if seat is None and name != SERVER_NAME and name not in self.watchers:
+            self.watchers.append(name)
         style = "bold #5fd7ff" if seat is not None else "bold #d7afff"
         # A nil seat is a spectator, or the server itself (whose name no player may take).
         who = name if seat is not None or name == SERVER_NAME else f"{name} (watching)"
@@ -614,6 +619,20 @@ class TableScreen(SteadyScreen, Screen[None]):
         from .history import HistoryScreen
 
         self.app.push_screen(HistoryScreen(self.table_id, self.table.get("name", "")))
+
+    def action_people(self) -> None:
+        """The table's people: mute any of them; the host removes one (client.screens.people)."""
+        from .people import Person, PeopleScreen
+
+        table = self.table
+        me = self.me
+        host = me is not None and table.get("host_seat") == me
+        people = [Person(mb["name"], f"seat {mb['seat'] + 1}", removable=True)
+                  for mb in table.get("members", []) if not mb.get("bot") and mb.get("seat") != me]
+        seated = {p.name.casefold() for p in people} | {mb.get("name", "").casefold() for mb in table.get("members", [])
+                                                        if mb.get("seat") == me}
+        people += [Person(name, "watching", removable=True) for name in self.watchers if name.casefold() not in seated]
+        self.app.push_screen(PeopleScreen(people, host))
 
     def action_add_bot(self) -> None:
         self.post_message(SendRequest(m.AddBot))
