@@ -40,10 +40,7 @@ already at a table.
 from __future__ import annotations
 
 import asyncio
-import base64
 import fcntl
-import hashlib
-import hmac
 import logging
 import os
 import secrets
@@ -60,11 +57,11 @@ from .gateway import (GatewayThread, InputBudget, Resizes, client_environment, c
 from .keys import private_file
 from .limits import Backoff, BucketsByKey, PeerLog, address_key
 from .lobby import Lobby
+from .moderation import IDENTITY_KEY_FILE, Ban, key_identity
 from .ssh_config import SshConfig
 
 log = logging.getLogger(__name__)
 
-IDENTITY_KEY_FILE = "ssh_identity.key"
 NO_PTY = "Down and Back needs a terminal: use ssh -t (e.g. ssh -t -p PORT name@host)\r\n"
 PRACTICE = "practice"  # the command that asks for a practice game instead of this server's tables
 READ_CHUNK = 1 << 16
@@ -137,11 +134,25 @@ class SshGateway:
         self.logins = LoginLimits(config.login_rate)
         self.peer_log = PeerLog(log)
         self._server: asyncssh.SSHAcceptor | None = None
+        # (On the game's loop.) A ban of a key keeps its player out on every port; a new ban ends its sessions.
+        lobby.moderation.key_secret = self._secret
+        lobby.moderation.watch(lambda ban: thread.loop.call_soon_threadsafe(self._banned, ban))
 
     def identity(self, fingerprint: str) -> tuple[str, str]:
         """The player id and token secret of the key with this fingerprint (the same every time)."""
-        digest = hmac.new(self._secret, fingerprint.encode(), hashlib.sha256).digest()
-        return digest[:8].hex(), base64.urlsafe_b64encode(digest[8:]).rstrip(b"=").decode()
+        return key_identity(self._secret, fingerprint)
+
+    def _banned(self, ban: Ban) -> None:
+        """(On the gateways' loop.) The operator banned someone: end their sessions, saying why."""
+        moderation = self.lobby.moderation  # (its bans are snapshots: safe to read from this thread)
+        for connection in list(self.connections):
+            if moderation.find(host=connection.peer, key=connection.fingerprint) is None and not any(
+                    s.player_id is not None and moderation.find(player_id=s.player_id) for s in connection.sessions):
+                continue  # (a banned guest's client is refused by the game server itself, and ends)
+            for session in list(connection.sessions):
+                if session.chan is not None and not session.chan.is_closing():
+                    session.chan.write_stderr(f"\r\n{ban.refusal()}\r\n".encode())
+                session.end_child()
 
     async def start(self) -> None:
         """(On the gateways' loop.)"""
@@ -164,6 +175,9 @@ class SshGateway:
     def connection_refusal(self, peer: str) -> str | None:
         """Why a new connection from ``peer`` (its IP address) may not play now, or None: the one place
         connections are admitted (a ban by address belongs here)."""
+        banned = self.lobby.moderation.refusal(host=peer)  # (a snapshot: safe from this thread)
+        if banned is not None:
+            return banned
         config, address = self.config, address_key(peer)
         if self.slots(address) >= config.max_per_address:
             return f"at most {config.max_per_address} SSH sessions from one address"
@@ -199,6 +213,9 @@ class SshGateway:
             return ""
         player_id, secret = self.identity(fingerprint)
         session.player_id = player_id
+        banned = self.lobby.moderation.refusal(key=fingerprint, player_id=player_id)  # any name, the same key
+        if banned is not None:
+            raise RequestError("banned", banned)
         if not await self.thread.game(self.lobby.players.__contains__, player_id) \
                 and not self.new_players.take(address):
             raise RequestError("rate_limited", "too many new players from your address; try again later")

@@ -65,6 +65,7 @@ from .gateway import (GatewayThread, InputBudget, Resizes, client_environment, c
                       game_address_text, lower_priority, start_client)
 from .limits import Backoff, BucketsByKey, PeerLog, address_key
 from .lobby import Lobby
+from .moderation import Ban
 from .text import clean_name
 
 log = logging.getLogger(__name__)
@@ -81,6 +82,7 @@ STDERR_LINES = 20  # lines of one client's standard error that reach the log (th
 STDERR_WIDTH = 300  # characters of one such line
 WRONG_TOKENS_FREE = 5  # wrong tokens from one address before each further one must wait (1 s, doubling)
 DISPLACED = "You opened the game in another tab: it plays there now."
+BANNED_CLOSE = 4003  # the close code of a tab whose player or address the operator banned (its page says why)
 SHUTTING_DOWN = "The server is shutting down."
 BAD_MESSAGE = "This tab sent a message the game does not understand."
 GUESTS_OFF = ("This server admits players with a token only: give the token your dab-client keeps "
@@ -114,9 +116,20 @@ class Refused(Exception):
         self.text, self.status = text, status
 
 
+def _fitting(text: str, limit: int = 120) -> str:
+    """``text`` cut, on a character, to what a WebSocket's close reason holds (``limit`` bytes: its frame
+    holds 123 after the code; a reason cut inside a character would be no UTF-8, and the close refused)."""
+    if len(text.encode()) <= limit:
+        return text
+    while len(text.encode()) > limit - 3:
+        text = text[:-1]
+    return text + "…"
+
+
 def _sentence(text: str) -> str:
-    """The lobby's clause as the page's sentence ("'Ann' is in use ..." -> "'Ann' is in use ....")."""
-    return text[:1].upper() + text[1:] + "."
+    """The lobby's clause as the page's sentence ("'Ann' is in use ..." -> "'Ann' is in use ...."; a clause
+    that ends in its own stop, as an operator's reason may, keeps it)."""
+    return text[:1].upper() + text[1:] + ("" if text.endswith((".", "!", "?", "…")) else ".")
 
 
 class BadMessage(Exception):
@@ -290,7 +303,7 @@ class Tab:
         """Close the tab's socket, saying why (its page shows it)."""
         self.reason = self.reason or reason
         try:
-            await self.websocket.close(code=code, message=self.reason.encode()[:120])
+            await self.websocket.close(code=code, message=_fitting(self.reason).encode())
         except (ConnectionError, RuntimeError):
             pass
 
@@ -425,6 +438,16 @@ class WebGateway:
         self.ticket_log = PeerLog(log, rate=1.0, burst=10.0)
         self.templates = jinja2.Environment(loader=jinja2.FileSystemLoader(PAGE_DIRECTORY), autoescape=True)
         self._runner: web.AppRunner | None = None
+        # (On the game's loop.) A new ban of the operator's ends the tabs it covers, saying why.
+        lobby.moderation.watch(lambda ban: thread.loop.call_soon_threadsafe(self._banned, ban))
+
+    def _banned(self, ban: Ban) -> None:
+        """(On the gateways' loop.) Close the tabs of the players and addresses now banned, with the reason."""
+        moderation = self.lobby.moderation  # (its bans are snapshots: safe to read from this thread)
+        for tab in list(self.tabs):
+            refusal = moderation.refusal(host=tab.peer, player_id=tab.player_id)
+            if refusal is not None:
+                asyncio.create_task(tab.close(_sentence(refusal), BANNED_CLOSE))
 
     async def start(self) -> None:
         """(On the gateways' loop.)"""
@@ -517,6 +540,9 @@ class WebGateway:
             if player is None:
                 self._wrong_token(address, now)
                 raise Refused(BAD_TOKEN)
+            banned = self.lobby.moderation.refusal(player_id=player.player_id)  # (a snapshot: safe here)
+            if banned is not None:
+                raise Refused(_sentence(banned))
             return self._new_session(player.player_id, player.name, token, False, address)
         if not self.guests:
             raise Refused(GUESTS_OFF)
@@ -582,6 +608,9 @@ class WebGateway:
         would be replaced) now, or None: the one place tabs are admitted, at sign-in, at each terminal page and
         at each WebSocket (a ban by address or player belongs here). Tickets not yet used count among their
         address's tabs, not among all."""
+        banned = self.lobby.moderation.refusal(host=peer, player_id=player_id)  # (a snapshot: safe here)
+        if banned is not None:
+            return _sentence(banned)
         address = address_key(peer)
         self._forget_expired()
         others = [t for t in self.tabs if t.player_id != player_id and t.reason is None]

@@ -26,12 +26,15 @@ ESCAPES = re.compile(rb"\x1b(?:\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b]*(?:\x07|\x1b\\)
 URLS = re.compile(r"\b(?:https?|wss?)://[^\s\"'<>)]+")
 
 
-def start_server(tmp_path: Path, *extra: str, cwd: Path = ROOT) -> tuple[subprocess.Popen[bytes], int, str]:
-    """``dab-server --web-port 0`` on loopback: the process, its game port and the browsers' URL."""
+def start_server(tmp_path: Path, *extra: str, cwd: Path = ROOT,
+                 data_dir: Path | None = None) -> tuple[subprocess.Popen[bytes], int, str]:
+    """``dab-server --web-port 0`` on loopback: the process, its game port and the browsers' URL; it keeps
+    nothing (``--memory``) unless given a ``data_dir``."""
     log_path = tmp_path / "server.log"
     env = dict(os.environ, PYTHONPATH=str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    keep = ["--data-dir", str(data_dir)] if data_dir is not None else ["--memory"]
     with open(log_path, "wb") as log:
-        proc = subprocess.Popen([sys.executable, "-m", "server", "--host", "127.0.0.1", "--port", "0", "--memory",
+        proc = subprocess.Popen([sys.executable, "-m", "server", "--host", "127.0.0.1", "--port", "0", *keep,
                                  "--web-port", "0", "--bot-delay", "0", "--turn-timeout", "300",
                                  "--seed", "ssh-tests", *extra],
                                 cwd=cwd, env=env, stdout=log, stderr=subprocess.STDOUT)

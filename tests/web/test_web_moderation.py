@@ -1,0 +1,69 @@
+"""Issue 32 item 16 through the browser gateway: a ban by the operator (``dab-server ban``) ends the tab it
+covers with its reason on the page, and refuses the player's token and the address at sign-in."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+from scripted import ScriptedClient
+
+from server.web import _fitting, _sentence
+from web_helpers import aiohttp, browser, screen_of, sign_in, start_server, stop_server
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def cli(data_dir: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "server", *args, "--data-dir", str(data_dir)], capture_output=True,
+                          text=True, timeout=60, cwd=ROOT)
+
+
+async def test_a_banned_player_is_closed_out_of_their_tab_and_refused_at_sign_in(tmp_path):
+    data = tmp_path / "data"
+    proc, game_port, url = start_server(tmp_path, data_dir=data)
+    try:
+        async with ScriptedClient(game_port, "Dan") as dan:
+            token = dan.link.token
+        async with browser(url) as http:
+            status, address = await sign_in(http, url, "", token)
+            assert status == 200
+            async with http.ws_connect(address + "?width=100&height=30") as socket:
+                assert "as Dan" in await screen_of(socket)
+                done = cli(data, "ban", "player", "Dan", "--reason", "cheating")
+                assert done.returncode == 0, done.stderr
+                while (message := await socket.receive(timeout=20)).type == aiohttp.WSMsgType.BINARY:
+                    pass  # its last frames, then the gateway closes it
+                assert message.type in (aiohttp.WSMsgType.CLOSE, aiohttp.WSMsgType.CLOSED)
+                assert socket.close_code == 4003
+                assert message.extra == "You are banned from this server: cheating."  # what the page shows
+            assert await sign_in(http, url, "", token) == (403, "You are banned from this server: cheating.")
+            status, _ = await sign_in(http, url, "Newcomer")  # the player is banned, not the address
+            assert status == 200
+    finally:
+        stop_server(proc)
+
+
+async def test_a_banned_address_is_refused_at_sign_in_and_as_a_guest(tmp_path):
+    data = tmp_path / "data"
+    proc, game_port, url = start_server(tmp_path, data_dir=data)
+    try:
+        done = cli(data, "ban", "address", "127.0.0.1", "--reason", "a flood of guests")
+        assert done.returncode == 0, done.stderr
+        async with browser(url) as http:
+            assert await sign_in(http, url, "Guest") == (403, "You are banned from this server: a flood of guests.")
+        assert cli(data, "unban", "address", "127.0.0.1").returncode == 0
+        async with browser(url) as http:
+            status, _ = await sign_in(http, url, "Guest")
+            assert status == 200
+    finally:
+        stop_server(proc)
+
+
+def test_a_long_reason_is_cut_on_a_character_to_fit_a_close_frame():
+    reason = _sentence("you are banned from this server: " + "tricherie répétée, " * 10 + "enfin!")
+    assert reason.endswith("enfin!")  # its own stop, not a second one
+    cut = _fitting(reason)
+    assert len(cut.encode()) <= 120 and cut.endswith("…") and reason.startswith(cut[:-1])
+    assert _fitting("short.") == "short."
