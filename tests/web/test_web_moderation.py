@@ -1,16 +1,20 @@
 """Issue 32 item 16 through the browser gateway: a ban by the operator (``dab-server ban``) ends the tab it
-covers with its reason on the page, and refuses the player's token and the address at sign-in."""
+covers with its reason on the page, and refuses the player's token and the address at sign-in; a player the host
+removed from a table cannot come back to it in a browser tab."""
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
+import time
 from pathlib import Path
 
+from protocol import messages as m
 from scripted import ScriptedClient
 
 from server.web import _fitting, _sentence
-from web_helpers import aiohttp, browser, screen_of, sign_in, start_server, stop_server
+from web_helpers import aiohttp, browser, screen_of, screen_text, sign_in, start_server, stop_server
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -57,6 +61,33 @@ async def test_a_banned_address_is_refused_at_sign_in_and_as_a_guest(tmp_path):
         async with browser(url) as http:
             status, _ = await sign_in(http, url, "Guest")
             assert status == 200
+    finally:
+        stop_server(proc)
+
+
+async def test_a_player_removed_from_a_table_cannot_come_back_to_it_in_a_browser_tab(tmp_path):
+    proc, game_port, url = start_server(tmp_path, data_dir=tmp_path / "data")
+    try:
+        async with ScriptedClient(game_port, "Hana") as hana:
+            table_id = (await hana.request(m.CreateTable, name="Hana's", settings=m.TableSettings(seats=3)))[
+                "table_id"]
+            async with ScriptedClient(game_port, "Dan") as dan:
+                await dan.request(m.Join, table_id=table_id)
+                assert (await hana.request(m.RemovePlayer, name="Dan"))["at_round_end"] is False  # a waiting table
+                token = dan.link.token
+            async with browser(url) as http:
+                status, address = await sign_in(http, url, "", token)  # Dan again, by his token
+                assert status == 200
+                async with http.ws_connect(address + "?width=160&height=40") as socket:
+                    assert "Hana's" in await screen_of(socket, until="Hana's")  # the lobby lists the table
+                    await socket.send_str(json.dumps(["stdin", "j"]))  # join the selected (the only) table
+                    received, deadline = bytearray(), time.monotonic() + 20
+                    while "the host removed you from this table" not in screen_text(bytes(received)):
+                        assert time.monotonic() < deadline, screen_text(bytes(received))
+                        message = await socket.receive(timeout=max(0.1, deadline - time.monotonic()))
+                        assert message.type == aiohttp.WSMsgType.BINARY, message
+                        received.extend(message.data)
+            assert [mb["name"] for mb in hana.table["members"]] == ["Hana"]  # no Dan, seated or watching
     finally:
         stop_server(proc)
 
