@@ -19,6 +19,7 @@ from pathlib import Path
 
 import pytest
 
+from operator_cli import cli
 from protocol import messages as m
 from scripted import ScriptedClient
 
@@ -66,11 +67,6 @@ class Tmux:
 
     def close(self) -> None:
         subprocess.run(["tmux", "-L", self.socket, "kill-server"], capture_output=True, timeout=20)
-
-
-def cli(data_dir: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "server", *args, "--data-dir", str(data_dir)], capture_output=True,
-                          text=True, timeout=60, cwd=ROOT)
 
 
 @pytest.mark.parametrize("game", ["down-and-back", "cribbage"])

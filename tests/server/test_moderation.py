@@ -12,12 +12,11 @@ import asyncio
 import os
 import stat
 import subprocess
-import sys
-from pathlib import Path
 
 import pytest
 
 from client.link import LinkError, RequestFailed
+from operator_cli import cli
 from protocol import messages as m
 from scripted import ScriptedClient, play_until, wait_any
 from server.lobby import Lobby, LobbyConfig
@@ -26,8 +25,6 @@ from server.store import Store
 from server.table import TableConfig
 
 from durability_helpers import ServerProcess
-
-ROOT = Path(__file__).resolve().parents[2]
 
 
 async def failure(call) -> str:
@@ -157,11 +154,6 @@ async def test_a_removed_spectator_goes_at_once_and_a_rematch_keeps_them_out(con
 
 
 # ----------------------------------------------------------------- the operator: ban, unban, bans, say
-
-
-def cli(data_dir: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "server", *args, "--data-dir", str(data_dir)], capture_output=True,
-                          text=True, timeout=60, cwd=ROOT)
 
 
 @pytest.fixture

@@ -6,21 +6,15 @@ from __future__ import annotations
 
 import asyncio
 import subprocess
-import sys
-from pathlib import Path
 
 import pytest
 
+from operator_cli import cli
 from protocol import messages as m
 from scripted import ScriptedClient
-from ssh_helpers import ROOT, Server, Tmux, make_key, needs_openssh
+from ssh_helpers import Server, Tmux, make_key, needs_openssh
 
 pytestmark = needs_openssh
-
-
-def cli(data_dir: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "server", *args, "--data-dir", str(data_dir)], capture_output=True,
-                          text=True, timeout=60, cwd=ROOT)
 
 
 @pytest.fixture

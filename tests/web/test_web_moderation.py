@@ -5,23 +5,14 @@ removed from a table cannot come back to it in a browser tab."""
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 import time
-from pathlib import Path
 
+from operator_cli import cli
 from protocol import messages as m
 from scripted import ScriptedClient
 
 from server.web import _fitting, _sentence
 from web_helpers import aiohttp, browser, screen_of, screen_text, sign_in, start_server, stop_server
-
-ROOT = Path(__file__).resolve().parents[2]
-
-
-def cli(data_dir: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "server", *args, "--data-dir", str(data_dir)], capture_output=True,
-                          text=True, timeout=60, cwd=ROOT)
 
 
 async def test_a_banned_player_is_closed_out_of_their_tab_and_refused_at_sign_in(tmp_path):
