@@ -229,7 +229,8 @@ class Tab:
                 if header[:1] == b"D":
                     await self.websocket.send_bytes(payload)
                 elif header[:1] == b"M" and _meta_type(payload) == "exit":
-                    await self.websocket.close()
+                    if not await self._close_if_banned():
+                        await self.websocket.close()
         except (asyncio.IncompleteReadError, ConnectionError, RuntimeError):
             pass  # the client's output ended, or the tab's socket did
         finally:
@@ -307,6 +308,16 @@ class Tab:
         except (ConnectionError, RuntimeError):
             pass
 
+    async def _close_if_banned(self) -> bool:
+        """If the operator banned the tab's player or address, close it saying so, and True: its client, told
+        by the game server, may end before the gateway hears of the ban (WebGateway._banned), and the tab is to
+        close with the ban's code and reason whichever comes first."""
+        banned = self.gateway.lobby.moderation.refusal(host=self.peer, player_id=self.player_id)  # (a snapshot)
+        if banned is None:
+            return False
+        await self.close(_sentence(banned), BANNED_CLOSE)
+        return True
+
     def end(self) -> asyncio.Task[None]:
         """End the tab (once): its socket closed, its client hung up and gone, its output read to the end."""
         if self._ended is None:
@@ -316,7 +327,7 @@ class Tab:
     async def _end(self) -> None:
         gateway = self.gateway
         try:
-            if not self.websocket.closed:
+            if not self.websocket.closed and not await asyncio.wait_for(self._close_if_banned(), 2):
                 await asyncio.wait_for(self.close("Session ended.", WSCloseCode.OK), 2)
         except asyncio.TimeoutError:
             pass
