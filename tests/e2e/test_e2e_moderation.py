@@ -39,9 +39,10 @@ class Tmux:
         self.env = env
         line = " ".join(f"'{part}'" for part in command)
         exports = " ".join(f"{key}='{value}'" for key, value in env.items())
-        # (without COLUMNS and LINES: a test process may have them, and they would override the pane's size)
+        # (env -i: nothing of the test process's environment but HOME, since a test before may have left
+        # COLUMNS and LINES there, which would override the pane's size, or anything else a client reads)
         self._tmux("new-session", "-d", "-s", "t", "-x", str(width), "-y", str(height),
-                   f"env -u COLUMNS -u LINES {exports} {line}")
+                   f"env -i HOME='{os.environ.get('HOME', '/')}' {exports} {line}")
         self._tmux("set-option", "-t", "t", "remain-on-exit", "on")
 
     def _tmux(self, *args: str) -> str:
@@ -63,6 +64,17 @@ class Tmux:
                 return screen
             if time.monotonic() > deadline:
                 raise AssertionError(f"the screen never showed {texts}:\n{screen}")
+            await asyncio.sleep(0.1)
+
+    async def gone(self, text: str, timeout: float = 30.0) -> str:
+        """The screen once ``text`` has left it (a dialog closed: the next key is the screen's below)."""
+        deadline = time.monotonic() + timeout
+        while True:
+            screen = self.screen()
+            if text not in screen:
+                return screen
+            if time.monotonic() > deadline:
+                raise AssertionError(f"the screen still shows {text!r}:\n{screen}")
             await asyncio.sleep(0.1)
 
     def close(self) -> None:
@@ -96,6 +108,7 @@ async def test_the_host_mutes_removes_hears_the_operator_and_is_banned_in_a_real
             await ann.shows("You muted eve")
             await ann.shows("muted")
             ann.keys("Escape")
+            await ann.gone("People at this table")  # (a key sent before it closes would be the list's)
             await eve.request(m.Chat, text="spam spam spam")
             await bob.request(m.Chat, text="bob is here")
             screen = await ann.shows("bob is here")
@@ -109,6 +122,7 @@ async def test_the_host_mutes_removes_hears_the_operator_and_is_banned_in_a_real
             await ann.shows("bob was removed from the table")
             await bob.wait_for(lambda: any(e["kind"] == "removed" and e.get("you") for e in bob.events))
             ann.keys("Escape")
+            await ann.gone("People at this table")
             await ann.shows("bob was removed from")  # in the table's log (its column may wrap the rest)
 
             said = await asyncio.to_thread(cli, server.data_dir, "say", "the server restarts at 22:00")
