@@ -151,6 +151,25 @@ async def test_a_player_has_one_ticket_and_unused_tickets_count_for_their_addres
         stop_server(proc)
 
 
+async def test_an_unused_ticket_expires_in_seconds_and_frees_its_address(tmp_path):
+    """Two tickets nobody uses fill an address of two; after ``TICKET_LIFE`` they are gone: the address signs
+    in again, and the old ticket opens nothing."""
+    proc, _, url = start_server(tmp_path, "--web-max-per-address", "2")
+    try:
+        async with browser(url) as http:
+            made = time.monotonic()
+            (_, ann), (_, _bea) = [await sign_in(http, url, name) for name in ("Ann", "Bea")]
+            status, error = await sign_in(http, url, "Cid")
+            assert status != 200 and "At most 2 browser tabs" in error, (status, error)
+            while (status := (await sign_in(http, url, "Cid"))[0]) != 200:  # each try is refused until then
+                assert time.monotonic() - made < gateway.TICKET_LIFE + 15, "the tickets never expired"
+                await asyncio.sleep(0.5)
+            assert time.monotonic() - made >= gateway.TICKET_LIFE - 0.5  # not before their life is over
+            assert NO_TICKET in await tab(http, ann)
+    finally:
+        stop_server(proc)
+
+
 async def test_a_burst_of_thirty_tabs_admits_exactly_the_limit(tmp_path):
     proc, _, url = start_server(tmp_path, "--web-max-sessions", "3", "--web-max-per-address", "30",
                                 "--new-players-per-hour", "100")
