@@ -33,13 +33,6 @@ def server(tmp_path_factory):
     server.stop()
 
 
-@pytest.fixture
-def tmux(request):
-    tmux = Tmux(request.node.name[:20])
-    yield tmux
-    tmux.close()
-
-
 def test_host_key_is_private_and_its_fingerprint_printed_and_kept(server, tmp_path):
     import asyncssh
 
@@ -166,7 +159,7 @@ def test_without_guests_a_keyless_session_is_refused(tmp_path, keys):
 
 def test_ssh_port_names_the_missing_extra(tmp_path):
     code = ("import sys; sys.modules['asyncssh'] = None; from server.__main__ import main; "
-            f"sys.exit(main(['--memory', '--ssh-port', '0']))")
+            "sys.exit(main(['--memory', '--ssh-port', '0']))")
     result = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=30)
     assert result.returncode == 2
     assert re.search(r"pip install 'down-and-back\[ssh\]'", result.stderr), result.stderr

@@ -7,18 +7,9 @@ import socket
 import subprocess
 import time
 
-import pytest
-
-from ssh_helpers import Server, Tmux, needs_openssh, wait_until
+from ssh_helpers import Server, needs_openssh, wait_until
 
 pytestmark = needs_openssh
-
-
-@pytest.fixture
-def tmux(request):
-    tmux = Tmux(request.node.name[:20])
-    yield tmux
-    tmux.close()
 
 
 def refusal(server: Server, user: str, source: str) -> str:

@@ -7,21 +7,12 @@ from __future__ import annotations
 import asyncio
 import subprocess
 
-import pytest
-
 from operator_cli import cli
 from protocol import messages as m
 from scripted import ScriptedClient
-from ssh_helpers import Server, Tmux, make_key, needs_openssh
+from ssh_helpers import Server, make_key, needs_openssh
 
 pytestmark = needs_openssh
-
-
-@pytest.fixture
-def tmux(request):
-    tmux = Tmux(request.node.name[:20])
-    yield tmux
-    tmux.close()
 
 
 def test_a_banned_key_ends_its_session_and_is_refused_under_any_name(tmp_path, tmux):
