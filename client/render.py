@@ -236,6 +236,9 @@ def render_parts(parts: Sequence[Part], names: Mapping[int, str], display: Displ
             if seat is not None and seat == me:
                 word = ("Your" if owner else "You") if not out else ("your" if owner else "you")
                 out.append(Content.styled(word, "bold"))
+            elif seat is not None and seat not in names and isinstance(part.get("name"), str):
+                name = Content.styled(part["name"], "bold")  # a seat left since (the event names it)
+                out.append(Content.assemble(name, "'s") if owner else name)
             else:
                 name = name_part(names, seat)
                 out.append(Content.assemble(name, "'s") if owner else name)

@@ -42,15 +42,22 @@ Listener = Callable[["m.Message | Status"], None]
 
 def _superseded(view: m.View, following: list["m.Message | Status"]) -> bool:
     """Does a newer view of ``view``'s table come next in ``following``, or, for a table whose game has not
-    begun, after nothing but events of that table that the newer view's log holds (the game's start)?
+    begun, after nothing but events of that table that the newer view's log holds (the game's start) or
+    that only say who came and went (the table's own ``joined``..., whose seats the newer view shows)?
 
     (Events between two views of a game under way may matter to the board beyond its log: a showdown's
     result opens its panel. Those views are all delivered.)"""
     between: list[Any] = []
     for item in following:
         if isinstance(item, m.View) and item.table_id == view.table_id:
+            if not between:
+                return True
+            if view.game is not None:
+                return False
+            from engine.contract import TABLE_EVENT_KINDS  # (only here: a remote client's start-up skips it)
+
             log = (item.game or {}).get("log") or ()
-            return not between or (view.game is None and all(event in log for event in between))
+            return all(event in log or event.get("kind") in TABLE_EVENT_KINDS for event in between)
         if not (isinstance(item, m.Event) and item.table_id == view.table_id):
             return False
         between += item.events

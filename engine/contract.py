@@ -154,14 +154,11 @@ def table_action_from_data(data: Mapping[str, Any]) -> TableAction | FairAction:
 
 # ----------------------------------------------------------------- wording
 
-TABLE_EVENT_KINDS = frozenset({"timeout", "rematch", "rematch_answer", "rematch_cancelled", "rematch_started",
-                               "removing", "removed"})
-"""The server's own event kinds (PROTOCOL.md 5.6), which no game's action makes: a deal's check leaves them out."""
-
 Part = dict[str, Any]
 """One piece of an event's wording: ``{"text": str}``, ``{"seat": int | None}``
 (a player, or the table for ``None``; with ``"possessive": True`` their
-"alice's"), ``{"card": "10H"}``, ``{"cards": [...]}`` or ``{"chips": int}``;
+"alice's"; with ``"name"``, what to call a seat the reader may no longer know, one
+that has just been left), ``{"card": "10H"}``, ``{"cards": [...]}`` or ``{"chips": int}``;
 and a word that agrees with a player, :func:`verb`: ``{"text": " deals", "you":
 " deal", "subject": seat}`` (a verb, or a pronoun such as "them"). A reader
 styles seats, cards and chips as it likes; a client words its own seat in the
@@ -213,13 +210,45 @@ def possessive(seat: int | None) -> Part:
     return {"seat": seat, "possessive": True}
 
 
+TABLE_EVENT_KINDS = frozenset({"timeout", "joined", "left", "offline", "online", "removing", "removed",
+                               "rematch", "rematch_answer", "rematch_cancelled", "rematch_started"})
+"""The kinds of the events the server makes itself, about the table and not the game (PROTOCOL.md 5.6):
+no replay of a round makes them, so the check of a deal leaves them out (:func:`engine.fairness.verify`)."""
+
+
+def _member(event: Mapping[str, Any]) -> Part:
+    """The seat an event of the table is about, with the name it had (the seat may have been left since)."""
+    part: Part = {"seat": event.get("seat")}
+    if isinstance(event.get("name"), str):
+        part["name"] = event["name"]
+    return part
+
+
+def _left(event: Mapping[str, Any]) -> str:
+    if event.get("held"):
+        return " {leaves} the table: the seat is kept and played for {them}"
+    return " {is} offline: the seat is free again" if event.get("offline") else " {leaves} the table"
+
+
 def describe_table_event(event: Mapping[str, Any]) -> list[Part] | None:
     """The wording of the events that are the same for every game: ``timeout`` (the table played for
-    a seat whose clock ran out), the rematch's, the fair deal's (:mod:`engine.fairness`) and the host's
-    removal of a player; ``None`` for any other kind."""
+    a seat whose clock ran out, or whose player is offline), who joins, leaves, goes offline and comes
+    back, the rematch's, the fair deal's (:mod:`engine.fairness`) and the host's removal of a player;
+    ``None`` for any other kind."""
     kind = event.get("kind")
+    seat = event.get("seat")
     if kind == "timeout":
-        return [{"seat": event.get("seat")}, {"text": " ran out of time: played automatically"}]
+        if event.get("offline"):
+            return [{"seat": seat}, *about(seat, " {is} offline: played for {them}")]
+        return [{"seat": seat}, {"text": " ran out of time: played automatically"}]
+    if kind == "joined":
+        return [_member(event), *about(seat, " {comes} back to the table" if event.get("back") else " {joins} the table")]
+    if kind == "left":
+        return [_member(event), *about(seat, _left(event))]
+    if kind == "offline":
+        return [_member(event), *about(seat, " {is} offline: the seat is kept")]
+    if kind == "online":
+        return [_member(event), *about(seat, " {is} back online")]
     if kind == "rematch":
         return [{"seat": event.get("seat")}, *about(event.get("seat"), " {offers} a rematch: same seats, same settings")]
     if kind == "rematch_answer":
@@ -260,13 +289,14 @@ def describe_table_event(event: Mapping[str, Any]) -> list[Part] | None:
 
 
 def plain_text(parts: Sequence[Part], name_of: Callable[[int | None], str]) -> str:
-    """An event's parts as one plain line, seats named by ``name_of``."""
+    """An event's parts as one plain line, seats named by ``name_of`` (or by the name a part carries)."""
     out = []
     for part in parts:
         if "text" in part:
             out.append(part["text"])
         elif "seat" in part:
-            out.append(name_of(part["seat"]) + ("'s" if part.get("possessive") else ""))
+            name = part["name"] if "name" in part else name_of(part["seat"])
+            out.append(name + ("'s" if part.get("possessive") else ""))
         elif "card" in part:
             out.append(part["card"])
         elif "cards" in part:

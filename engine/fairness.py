@@ -739,12 +739,13 @@ def verify_round(game_type: "GameType", seen: Sequence[Mapping[str, Any]], viewe
     """Check one round as ``viewer`` (a seat, or ``None``: a spectator) saw it (FAIRNESS.md §4).
 
     ``seen`` is every event of the round that viewer received, from its ``deal_commit`` to its
-    ``deal_reveal`` (table events such as ``timeout`` may be among them); ``own_seed`` is the client
-    seed the viewer revealed and the server accepted, if any; ``key`` the server key the viewer
-    pinned and ``table_id`` the table it was at (``None``: whatever the round names). The signatures,
-    the bindings, the phases and the window are checked, then the round is replayed through
-    ``game_type`` from the revealed public state with the revealed seed and actions, and every event
-    the viewer saw must be what the replay gives that viewer.
+    ``deal_reveal`` (the table's own events, such as ``timeout`` or ``joined``, may be among them:
+    :data:`engine.contract.TABLE_EVENT_KINDS`); ``own_seed`` is the client seed the viewer revealed
+    and the server accepted, if any; ``key`` the server key the viewer pinned and ``table_id`` the
+    table it was at (``None``: whatever the round names). The signatures, the bindings, the phases
+    and the window are checked, then the round is replayed through ``game_type`` from the revealed
+    public state with the revealed seed and actions, and every event the viewer saw (but the table's
+    own) must be what the replay gives that viewer.
     """
     events = [_plain(dict(e)) for e in seen]
     if not events or events[0].get("kind") != "deal_commit" or events[-1].get("kind") != REVEAL_KIND:
@@ -818,9 +819,9 @@ def verify_round(game_type: "GameType", seen: Sequence[Mapping[str, Any]], viewe
     mixed = {seat: value for seat, value in reveal.get("client_seeds") or ()}
     if own_seed is not None and mixed.get(viewer) != own_seed:
         return wrong("client seed", f"yours ({own_seed[:16]}...) is not among the seeds the deck was made from")
-    from .contract import TABLE_EVENT_KINDS
+    from .contract import TABLE_EVENT_KINDS  # (the contract imports this module)
 
-    shown = [_unsigned(e) for e in events[1:-1] if e.get("kind") not in TABLE_EVENT_KINDS]
+    shown = [_unsigned(e) for e in events[1:-1] if e.get("kind") not in TABLE_EVENT_KINDS]  # the game's only
     names = {"seed_commit": "seed commitment", "seed_set": "seed set", "client_seed": "client seed",
              "deck_fixed": "fixed deck", "cut": "cut", **game_type.fair_names}
     try:

@@ -393,7 +393,7 @@ class Lobby:
                 table = self.tables.get(player.table_id) if player.table_id else None
                 if player.session is None and table is not None and (
                         table.state != "playing" or player.player_id in table.spectators):
-                    table.leave(player.player_id)
+                    table.leave(player.player_id, offline=True)
                     player.table_id = None
                     self._drop_if_empty(table)
 
@@ -576,10 +576,12 @@ class Lobby:
         session before its welcome.
         """
         with self.atomic():
+            player = self.player_for_token(msg.token) if msg.token else None
+            was_offline = player is not None and player.session is None  # (not: taken over from elsewhere)
             welcome = self._hello(session, msg)
             self._actors.append(welcome.player_id)
             self._outbox.append((welcome.player_id, welcome, session, True))
-            self._welcomed(welcome.player_id)
+            self._welcomed(welcome.player_id, was_offline)
         return welcome
 
     def _hello(self, session: Session, msg: m.Hello) -> m.Welcome:
@@ -672,14 +674,18 @@ class Lobby:
             return None
         return player
 
-    def _welcomed(self, player_id: str) -> None:
-        """After the welcome: bring the session up to date."""
+    def _welcomed(self, player_id: str, was_offline: bool = False) -> None:
+        """After the welcome: bring the session up to date (``was_offline``: a player coming back whose
+        connection had dropped; their table is told)."""
         player = self.players[player_id]
         table = self.tables.get(player.table_id) if player.table_id else None
         if table is None:
             self.send(player_id, m.Tables(tables=self.summaries()))
             return
         with self.atomic():
+            seat = table.seat_of(player_id)
+            if was_offline and seat is not None and not table.seats[seat].left:
+                table.story("online", seat)
             table.audience.catch_up(player_id)  # the view, then the recent chat
             table.broadcast()  # everyone sees the seat reconnect
 
@@ -704,11 +710,14 @@ class Lobby:
         player_id = player.player_id
         table = self.tables.get(player.table_id) if player.table_id else None
         if table is not None:
-            if table.seat_of(player_id) is None or table.game is None:
-                table.leave(player_id)  # spectators and pre-game seats are not held
+            seat = table.seat_of(player_id)
+            if seat is None or table.game is None:
+                table.leave(player_id, offline=True)  # spectators and pre-game seats are not held
                 player.table_id = None
                 self._drop_if_empty(table)
             else:
+                if not table.seats[seat].left:
+                    table.story("offline", seat)
                 table.broadcast()  # seat held; others see the connection state
         self.tables_changed()
 

@@ -246,8 +246,8 @@ class Pacer:
                 if kind == "bot":
                     table.apply_action(seat, table.game_type.bot_action(game, seat, table.seats[seat].level))
                 else:
-                    if kind == "absent":
-                        table.audience.record([Record("timeout", seat)])
+                    if kind == "absent":  # the player is offline: their absent grace ran out
+                        table.audience.record([Record("timeout", seat, {"offline": True})])
                     self._auto_play(seat)
             for seat, _ in ready:
                 self._auto_due.pop(seat, None)
@@ -270,7 +270,8 @@ class Pacer:
                 return
             for seat in game.to_act():
                 if not table.seats[seat].bot:
-                    table.audience.record([Record("timeout", seat)])
+                    offline = self._automatic_kind(seat) == "absent"  # (their grace outlasted the deadline)
+                    table.audience.record([Record("timeout", seat, {"offline": offline})])
                     self._auto_play(seat)
 
         self._guarded(step, "_deadline_handle", self._on_deadline)

@@ -278,6 +278,7 @@ class Table:
                 raise RequestError("already_at_table", f"you are already seated at this table (seat {held})")
             self.seats[held].left = False  # coming back to a held seat
             self._set_watching(player_id, False)
+            self.story("joined", held, back=True)
             if self.game is not None and self.game.status is not Status.OVER and held in self.away:
                 self.apply_action(None, SetAway(held, False))
             self._claim_host(player_id)
@@ -302,6 +303,8 @@ class Table:
         if player_id not in self.spectators:
             self.audience.catch_up(player_id)  # a spectator sitting down has the chat already
         self._set_watching(player_id, False)
+        if self.game is None:  # told to those here already (a newcomer to a running game: by the game's sit_in)
+            self.story("joined", seat, back=False, name=name)
         self.seats[seat] = info
         self._claim_host(player_id)
         self.save()
@@ -328,19 +331,25 @@ class Table:
         self.audience.catch_up(player_id)
         self.broadcast()
 
-    def leave(self, player_id: str) -> None:
+    def leave(self, player_id: str, offline: bool = False, told: bool = True) -> None:
         """Leave: before the game the seat is freed; during it the seat is held and auto-played.
 
         A host who leaves passes the role to the lowest-seated human still
         here; with nobody to take it the role waits for the next human to sit
         down (or, in a running game, for the host to come back to the seat).
+        ``offline``: the player's connection was lost (the seat of a game not
+        running is freed as if they had left). ``told=False``: no ``left`` event
+        (the host's removal has its own, ``removed``).
         """
         self._set_watching(player_id, False)
         seat = self.seat_of(player_id)
         if seat is not None and self.rematch is not None and seat in self.rematch.answers:
             self.rematch.cancel(seat, f"{self.seats[seat].name} left the table")
         if seat is not None:
-            if self.game is None or self.game.status is Status.OVER:
+            held = self.game is not None and self.game.status is not Status.OVER
+            if told:
+                self.story("left", seat, held=held, offline=offline)
+            if not held:
                 del self.seats[seat]
             else:
                 self.seats[seat].left = True
@@ -401,6 +410,7 @@ class Table:
         used = {i.name for i in self.seats.values()}
         name = next(n for n in itertools.chain(BOT_NAMES, (f"Bot {k}" for k in itertools.count(2))) if n not in used)
         self.seats[free[0]] = SeatInfo(free[0], name, level=level)
+        self.story("joined", free[0], back=False)
         self.save()
         self.broadcast()
         return free[0]
@@ -411,6 +421,7 @@ class Table:
             raise RequestError("game_running", "bots can only be removed before the game starts")
         if seat not in self.seats or not self.seats[seat].bot:
             raise RequestError("no_such_seat", f"there is no bot at seat {seat}")
+        self.story("left", seat, held=False, offline=False)
         del self.seats[seat]
         self.save()
         self.broadcast()
@@ -455,7 +466,7 @@ class Table:
         """A removed player goes: their seat as if they had left, out of the audience, told so."""
         seat = self.seat_of(player_id)
         told = {"seat": seat, "name": self.seats[seat].name if seat is not None else name}
-        self.leave(player_id)
+        self.leave(player_id, told=False)  # (the table is told "removed", not "left")
         self.audience.record([Record("removed", None, told)])
         self.hub.send(player_id, m.Event(table_id=self.table_id, events=({"kind": "removed", **told, "you": True},)))
         self.hub.removed_from(self, player_id)
@@ -688,6 +699,13 @@ class Table:
         self.rounds.note(action, before, live)
 
     # ------------------------------------------------------------ news and timers
+
+    def story(self, kind: str, seat: int, name: str | None = None, **fields: Any) -> None:
+        """Tell the table who came, went, dropped or came back (the server's own events, PROTOCOL.md 5.6;
+        worded by :func:`engine.contract.describe_table_event`): ``joined``, ``left``, ``offline``, ``online``.
+        ``name``: the seat's player, when not seated yet."""
+        name = name if name is not None else self.seats[seat].name
+        self.audience.record([Record(kind, seat, {"name": name, **fields})])
 
     def broadcast(self) -> None:
         """After any change: arm deadlines and bots, and have everyone told.

@@ -181,8 +181,9 @@ const DAB_PLAYER_KEYS = ["seat", "name", "stack", "cards", "in_round", "out", "a
 // Each game's document §5 (and PROTOCOL.md §5.6): the fields every event of a kind carries, the optional ones (`name?`),
 // and the fields only the copy sent to the event's own seat may carry.
 const COMMON_EVENTS = {
-  timeout: ["seat"], rematch: ["seat", "seats"], rematch_answer: ["seat", "accept"], rematch_cancelled: ["reason", "?seat"],
-  rematch_started: ["table_id"],
+  timeout: ["seat", "offline"], joined: ["seat", "name", "back"], left: ["seat", "name", "held", "offline"],
+  offline: ["seat", "name"], online: ["seat", "name"], rematch: ["seat", "seats"], rematch_answer: ["seat", "accept"],
+  rematch_cancelled: ["reason", "?seat"], rematch_started: ["table_id"],
   deal_commit: ["round", "version", "commitment", "key", "table_id", "game", "seats", "window_ms", "sig"],
   seed_commit: ["seat", "commit"], seed_set: ["round", "commitment", "commits", "waiting", "after_ms", "sig"], client_seed: ["seat"],
   deck_fixed: ["round", "commitment", "client_seeds", "withheld", "after_ms", "sig"],

@@ -1408,9 +1408,14 @@ async def test_every_view_and_event_sent_has_exactly_the_documented_fields(serve
         later = await ann.request(m.CreateTable, name="later", settings=m.TableSettings(seats=3))
         await ann.request(m.AddBot)
         await ann.request(m.Start)  # the bot cuts (this table's seed has it cut)
-        async with connect("cat") as cat:  # sits in at the running game, dealt in from round 2
-            await cat.request(m.Join, table_id=later["table_id"])
-            await ann.wait_for(lambda: any(e["kind"] == "sit_in" for e in ann.events))
+        dropped = connect("cat")  # sits in at the running game, dealt in from round 2; then drops and comes back
+        await dropped.link.connect()
+        await dropped.request(m.Join, table_id=later["table_id"])
+        await ann.wait_for(lambda: any(e["kind"] == "sit_in" for e in ann.events))
+        await dropped.link.close()
+        await ann.wait_for(lambda: any(e["kind"] == "offline" for e in ann.events))
+        async with connect("cat", dropped.link.token) as cat:
+            await ann.wait_for(lambda: any(e["kind"] == "online" for e in ann.events))
             await ann.request(m.EndGame)
             await ann.wait_for(lambda: ann.view["phase"] == "over")
             await sam.request(m.Leave)  # sam watches the rematch offered at the later table's end

@@ -25,6 +25,7 @@ CHANCE = {"draw_tie", "heels"}  # events only some deals have
 REMATCH = {"rematch", "rematch_answer", "rematch_cancelled", "rematch_started",  # the server's, at every table:
            "removing", "removed"}  # test_conformance provokes them (and the rematch tests start one at a
 # Cribbage table, the moderation tests remove a player from one)
+STORY = {"joined", "left", "offline", "online"}  # the server's too: test_the_table_story_... below
 
 
 def entry_keys(notation: str) -> frozenset[str]:
@@ -134,4 +135,29 @@ async def test_every_cribbage_view_event_and_round_record_has_exactly_the_docume
             seen.add(event["kind"])
         for push in client.view_pushes:
             check_view(push)
-    assert seen >= set(EVENTS) - CHANCE - REMATCH, f"not provoked: {set(EVENTS) - CHANCE - REMATCH - seen}"
+    assert seen >= set(EVENTS) - CHANCE - REMATCH - STORY, \
+        f"not provoked: {set(EVENTS) - CHANCE - REMATCH - STORY - seen}"
+
+
+async def test_the_table_story_at_a_cribbage_table_has_the_documented_fields(server, connect):
+    """Joins, a bot, a leave and a return to the held seat, a dropped connection and its resume (PROTOCOL.md 5.6)."""
+    async with connect("ann") as ann, connect("sam") as sam:
+        created = await ann.request(m.CreateTable, name="story", settings=m.TableSettings(game="cribbage", seats=3))
+        await sam.request(m.Watch, table_id=created["table_id"])
+        bob = connect("bob")
+        await bob.link.connect()
+        await bob.request(m.Join, table_id=created["table_id"])
+        await ann.request(m.AddBot)
+        await ann.request(m.RemoveBot, seat=2)
+        await ann.request(m.Start)
+        await bob.request(m.Leave)
+        await bob.request(m.Join, table_id=created["table_id"])
+        await bob.link.close()
+        await ann.wait_for(lambda: any(e["kind"] == "offline" for e in ann.events))
+        async with connect("bob", bob.link.token):
+            await sam.wait_for(lambda: any(e["kind"] == "online" for e in sam.events))
+    for client, seat in ((ann, 0), (sam, None)):
+        kinds = [e["kind"] for e in client.events if e["kind"] in STORY]
+        assert kinds == ["joined", "joined", "left", "left", "joined", "offline", "online"], kinds
+        for event in client.events:
+            check_event(event, seat)

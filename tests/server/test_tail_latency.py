@@ -72,9 +72,11 @@ async def _pings_around_the_first_moves(tmp_path) -> tuple[list[float], list[flo
             bots = {member["seat"] for member in host.table["members"] if member["bot"]}
             baseline = await ping_times(pinger, 200)
 
+            before = len(host.events)  # (the bots' seats were told: joined)
+
             def engine_moved() -> bool:  # a bot acted, or the server played the host's timeout
                 return any(e.get("kind") == "timeout" or (e.get("seat") in bots and e.get("kind") not in ("cut", "deal"))
-                           for e in host.events)
+                           for e in host.events[before:])
 
             during: list[float] = []
 
