@@ -24,7 +24,7 @@ from .config import ClientConfig, config_dir, login_name
 from .games import BOARDS, DEFAULT_GAME
 
 if TYPE_CHECKING:
-    from .app import DabApp
+    from .app import DabApp, JoinNote
 
 PROG = "dab-client"
 EXIT_USAGE, EXIT_CONNECT = 2, 3
@@ -62,6 +62,8 @@ def build_parser() -> argparse.ArgumentParser:
                           help="time for each of your decisions before it is played for you (default 300)")
     parser.add_argument("--join", metavar="TABLE", help="take a seat at this table (e.g. t3) once connected")
     parser.add_argument("--config-dir", default=None, help=argparse.SUPPRESS)
+    # dab-server's SSH and browser gateways: the host the player's own connection reached, for the join line.
+    parser.add_argument("--public-host", default=None, help=argparse.SUPPRESS)
     # dab-server's SSH gateway: the token arrives on this pipe and nothing is remembered on disk.
     parser.add_argument("--token-fd", type=int, default=None, help=argparse.SUPPRESS)
     # dab-server's gateways: the name the player knows the server by (its clients reach it over loopback).
@@ -110,6 +112,7 @@ async def run(args: argparse.Namespace, config: ClientConfig) -> int:
     app_ref = hooks.pop("_app_ref", [])
     server = None
     expect_table = False
+    note = None
     if args.address is None:
         from .practice import PracticeOptions, start_practice
 
@@ -161,14 +164,19 @@ async def run(args: argparse.Namespace, config: ClientConfig) -> int:
             config.tokens[key] = session.token
         label = args.server_label or key
         if args.join and session.welcome is not None and session.welcome.table_id is None:
-            expect_table = await join(session, args.join)
+            note = await join(session, args.join)
+            expect_table = note.code is None
     config.save()
+
+    from protocol.messages import is_host
 
     from .app import DabApp
 
     app = DabApp(session, display=display, server_label=label, player_name=name, config=config,
-                 expect_table=expect_table or server is not None, on_started=started,
-                 pin_as=None if server is not None else label, **hooks)
+                 expect_table=expect_table or server is not None, on_started=started, practice=server is not None,
+                 pin_as=None if server is not None else label,
+                 public_host=args.public_host if args.public_host and is_host(args.public_host) else None,
+                 join_note=note, **hooks)
     app_ref.append(app)
     try:
         await app.run_async()
@@ -193,19 +201,40 @@ async def tell_browser(text: str) -> None:
         await NoticeApp(f"Cannot play: {text}").run_async()
 
 
-async def join(session: Any, table_id: str) -> bool:
-    """``--join``: take a seat before the app starts; a refusal is one line and the lobby."""
+async def join(session: Any, table_id: str) -> "JoinNote":
+    """``--join``: take a seat before the app starts. Where every seat is taken (or the game takes nobody new),
+    watch instead, as the lobby does; any other refusal is said in the lobby, where it stays (a line on stderr
+    would vanish behind the full-screen app)."""
     from protocol import LocalProtocolError
     from protocol import messages as m
 
+    from .app import JoinNote
     from .link import LinkError
 
     try:
         await session.request(m.Join, table_id=table_id)
-    except (LinkError, LocalProtocolError) as exc:
-        error(f"cannot join {table_id}: {getattr(exc, 'message', exc)}")
-        return False
-    return True
+    except LocalProtocolError:  # not a table id at all (the SSH command "t 3", say)
+        return JoinNote(table_id, "no_such_table", f"There is no table {table_id!r}: table ids look like t3.")
+    except LinkError as exc:
+        if exc.code not in ("table_full", "game_running"):
+            return JoinNote(table_id, exc.code, join_refusal(table_id, exc.code, exc.message))
+        why = "Every seat is taken" if exc.code == "table_full" else exc.message.removesuffix("; you can watch instead")
+        try:
+            await session.request(m.Watch, table_id=table_id)
+        except LinkError as again:
+            return JoinNote(table_id, again.code, f"Could not join {table_id} ({why.lower()}) nor watch it: "
+                                                  f"{again.message}.")
+        return JoinNote(table_id, None, f"{why} at {table_id}: you are watching it instead.")
+    return JoinNote(table_id, None, "")
+
+
+def join_refusal(table_id: str, code: str, message: str) -> str:
+    """What the lobby says of a ``--join`` the server refused."""
+    if code == "wrong_code":
+        return f"{table_id} is private: give its code (Enter on it in the list)."
+    if code == "no_such_table":
+        return f"No table {table_id} here (any more): pick one below, or n for a new one."
+    return f"Could not join {table_id}: {message}."
 
 
 def build_verify_parser() -> argparse.ArgumentParser:
@@ -277,6 +306,8 @@ def build_token_parser() -> argparse.ArgumentParser:
     parser.add_argument("address", nargs="?", metavar="HOST[:PORT]", help="the server, as you gave it to "
                         f"{PROG} (default: the last one)")
     parser.add_argument("--config-dir", default=None, help=argparse.SUPPRESS)
+    # dab-server's SSH and browser gateways: the host the player's own connection reached, for the join line.
+    parser.add_argument("--public-host", default=None, help=argparse.SUPPRESS)
     return parser
 
 

@@ -20,6 +20,7 @@ import select
 import signal
 import sys
 import time
+from dataclasses import dataclass
 from functools import cached_property
 from typing import TYPE_CHECKING, Any, Callable, Mapping
 
@@ -61,6 +62,16 @@ TERMINAL_GONE = 128 + signal.SIGHUP  # the exit code when the terminal hangs up,
 
 WEB_DRIVER = "textual.drivers.web_driver:WebDriver"  # textual-serve's: a browser tab over the pipes
 MAX_EARLY_EVENTS = 64  # events of a table kept until its first view (a rematch's table starts before it comes)
+
+
+@dataclass(frozen=True)
+class JoinNote:
+    """What came of ``--join TABLE`` (a friend's ``ssh ... t3``), to be said where it lasts: ``seated`` (or
+    watching instead, ``text`` saying why), or refused (``code``, ``text``: in the lobby, until they act)."""
+
+    table_id: str
+    code: str | None  # the refusal's error code; None: at the table
+    text: str
 
 
 def terminal_attached() -> bool:
@@ -138,6 +149,9 @@ class DabApp(App[None]):
         config: ClientConfig | None = None,
         expect_table: bool = False,
         pin_as: str | None = None,
+        practice: bool = False,
+        public_host: str | None = None,
+        join_note: JoinNote | None = None,
     ) -> None:
         super().__init__()
         self.session = session
@@ -171,6 +185,10 @@ class DabApp(App[None]):
         self.features: frozenset[str] = frozenset()  # the server's optional requests (list_tables features)
         self._notices_asked: Any = None  # the connection (link) notices were asked for on
         self._removed_from: str | None = None  # our removal from a table: to say ("": said already)
+        self.practice = practice or server_label == "practice"  # a game against bots here: no join line
+        self.public_host = public_host  # the host the player reached the server by, from a gateway (client.joining)
+        self.gateways: list[dict[str, Any]] | None = None  # the server's ways in (list_tables), once it has said
+        self.join_note = join_note  # what came of --join, said once the first screen is up (_say_join_note)
 
     @cached_property
     def lobby(self) -> LobbyScreen:
@@ -360,6 +378,8 @@ class DabApp(App[None]):
         if self.on_table_painted is not None:
             self.on_table_painted()
         self._started()
+        if self.gateways is None and not self.practice and self.connection_state == CONNECTED:
+            self._send(m.ListTables, {})  # (seated at once, by --join: the join line needs the server's gateways)
         if not self._board_warm:
             self._board_warm = True
             self.run_worker(warm_up, thread=True, name="warm the board", exit_on_error=False)
@@ -387,6 +407,8 @@ class DabApp(App[None]):
         if self.table_screen is None or self.table_screen.table_id != message.table_id:
             self._back_to_lobby(show=False)  # (from one table straight to the next too: a rematch)
             self.table_id, self.view = message.table_id, message.view
+            if self._lobby_made():
+                self.lobby.show_notice(None)  # at a table now: what the lobby had to say is done with
             self.table_screen = TableScreen(message.table_id)
             self.table_screen.view = message.view
             self.push_screen(self.table_screen)
@@ -548,6 +570,20 @@ class DabApp(App[None]):
         started, self.on_started = self.on_started, None
         if started is not None:
             started()
+        self._say_join_note()
+
+    def _say_join_note(self) -> None:
+        """What came of ``--join``, once: a refusal stays in the lobby (its private table asks for the code);
+        watching instead is noted in the table's log and a notification."""
+        note, self.join_note = self.join_note, None
+        if note is None or not note.text:
+            return
+        if note.code is None:
+            if self.table_screen is not None:
+                self.table_screen.note(note.text, "#ffd75f")
+            self.notify(note.text, title=f"Joining {note.table_id}", timeout=15, markup=False)
+            return
+        self.lobby.show_notice(note.text, select=note.table_id, ask_code=note.code == "wrong_code")
 
     # ------------------------------------------------------------ to the server
 
@@ -627,6 +663,11 @@ class DabApp(App[None]):
         if kind is m.Leave:
             self._back_to_lobby()
         elif kind is m.ListTables:
+            from .joining import valid_gateways
+
+            self.gateways = valid_gateways(result.get("gateways"))
+            if self.table_screen is not None and self.table_screen.showing:
+                self.table_screen.update_join_line()
             self._remember_tables(result.get("tables", []))
             features = result.get("features")
             self.features = frozenset(f for f in features if isinstance(f, str)) if isinstance(features, list) else \

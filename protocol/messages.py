@@ -372,6 +372,14 @@ CODE = Str(1, 32, pattern=r"[a-z][a-z0-9_]*", what="a code (1-32 of a-z 0-9 _, s
 GAME_NAME = Str(1, 32, pattern=r"[a-z][a-z0-9-]*", what="a game name (1-32 of a-z 0-9 -, starting a-z)")
 BOT_LEVEL = Str(1, 16, pattern=r"[a-z]+", what="a bot level (1-16 of a-z)")
 TITLE = Str(0, 64)
+HOST = Str(1, 253, pattern=r"[A-Za-z0-9][A-Za-z0-9.-]*|[0-9A-Fa-f:.]*:[0-9A-Fa-f:.]*",
+           what="a host name or an IP address")
+"""The ``host`` of a ``list_tables`` gateway (PROTOCOL.md 5.1): a DNS name, an IPv4 or an IPv6 address (no brackets)."""
+
+
+def is_host(text: str) -> bool:
+    """``text`` is a :data:`HOST`: what a join line may show as a host, nothing else (no escape, no space)."""
+    return isinstance(text, str) and 1 <= len(text) <= HOST.hi and HOST._regex.fullmatch(text) is not None  # type: ignore[union-attr]
 _KIND = Str(1, 32, pattern=r"[a-z][a-z0-9_]*", what="a kind (1-32 of a-z 0-9 _, starting a-z)")
 TABLE_STATE = Str(choices=("waiting", "playing", "finished"))
 ACTION = OpaqueMap(require_kind=True, max_keys=MAX_ACTION_KEYS)

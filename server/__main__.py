@@ -31,7 +31,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from protocol.messages import DEFAULT_PORT
+from protocol.messages import DEFAULT_PORT, is_host
 
 from . import __version__
 from .gateway import GatewayThread
@@ -71,6 +71,14 @@ def positive(kind):
     return parse
 
 
+def host_name(text: str) -> str:
+    """A host name or an IP address (what a join line may show; IPv6 with or without brackets)."""
+    host = text[1:-1] if text.startswith("[") and text.endswith("]") else text
+    if not is_host(host):
+        raise argparse.ArgumentTypeError(f"not a host name or an IP address: {text!r}")
+    return host
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="dab-server",
@@ -80,6 +88,9 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--host", default="0.0.0.0", help="address to listen on (default: all interfaces; "
                         "use 127.0.0.1 to allow only this machine, e.g. for SSH-only play)")
     parser.add_argument("--port", type=int, default=DEFAULT_PORT, help=f"TCP port (default {DEFAULT_PORT})")
+    parser.add_argument("--public-host", type=host_name, default=None, metavar="NAME",
+                        help="the name or address friends reach this machine by (e.g. cards.example.org), for the "
+                        "join line each table shows (default: each player's client shows the host it connected to)")
     parser.add_argument("--turn-timeout", type=positive(float), default=60.0, metavar="SECONDS",
                         help="time for each decision before the server plays it (default 60)")
     parser.add_argument("--bot-delay", type=float, default=0.6, metavar="SECONDS",
@@ -198,6 +209,7 @@ def config_from(args: argparse.Namespace, store: Store | None = None,
     lobby = LobbyConfig(
         table=table, seed=args.seed.encode() if args.seed else None, store=store, starting_balance=args.starting_balance,
         group_commit=not args.no_group_commit, restore_grace=args.restore_grace, key=key,
+        public_host=args.public_host,
     )
     net = NetConfig(max_connections=args.max_connections, max_per_address=args.max_per_address,
                     new_players_per_hour=args.new_players_per_hour, rate=args.request_rate,
@@ -289,6 +301,7 @@ async def serve(args: argparse.Namespace, store: Store | None = None) -> int:
             await server.close()
             return 2
         log.info("browsers: http://%s:%s/", web_host, browser.port)
+        lobby.gateway_started("web", browser.port, [web_host])
     serving = asyncio.create_task(server.serve_forever())
     await stop.wait()
     log.info("shutting down: telling clients")
@@ -327,6 +340,7 @@ async def start_ssh(args: argparse.Namespace, lobby: Lobby, game_port: int,
         log.error("cannot listen for SSH on %s:%s: %s", host, args.ssh_port, exc.strerror or exc)
         return None
     log.info("SSH gateway listening on %s:%s; host key fingerprint %s", host, gateway.port, gateway.fingerprint)
+    lobby.gateway_started("ssh", gateway.port, [host])
     return gateway
 
 

@@ -34,6 +34,7 @@ import concurrent.futures
 import dataclasses
 import functools
 import hmac
+import ipaddress
 import itertools
 import logging
 import math
@@ -120,6 +121,19 @@ class PlayerRecord:
     notices: bool = False  # this session asked for notice pushes (``notices``); reset by each hello
 
 
+GATEWAY_ORDER = ("ssh", "game", "web")  # how a join line lists them: nothing to install first
+
+
+def is_loopback(host: str) -> bool:
+    """``host`` (an address a socket listens on, or a name) is this machine's alone."""
+    if host.lower() == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host.split("%")[0]).is_loopback
+    except ValueError:
+        return False
+
+
 @functools.cache
 def games_offered() -> list[dict[str, Any]]:
     """The ``list_tables`` ``games``: each game's name, title, seat range, bot levels and rule fields, as the game
@@ -154,6 +168,7 @@ class LobbyConfig:
     group_commit: bool = True  # one fsync per event-loop iteration instead of one per request
     history_worker: bool = True  # history and replays answered in a worker process (server.history_worker)
     key: ServerKey | None = None  # signs the fair deals (server.keys); None: the store's (server_key)
+    public_host: str | None = None  # the name friends reach this machine by (--public-host), for join lines
 
 
 def server_key(store: Store | None) -> ServerKey:
@@ -161,6 +176,15 @@ def server_key(store: Store | None) -> ServerKey:
     if store is None or store.path == ":memory:":
         return ServerKey.generate()
     return ServerKey.load(os.path.dirname(os.path.abspath(store.path)))
+
+
+@dataclass(frozen=True)
+class Gateway:
+    """A way in that this server runs (the ``list_tables`` ``gateways``): the game port, SSH, the browser."""
+
+    kind: str  # "game", "ssh" or "web"
+    port: int
+    local: bool  # it listens on loopback only: reachable from this machine alone
 
 
 class Lobby:
@@ -192,6 +216,7 @@ class Lobby:
         self.actions_applied = 0  # ... and actions/s: incremented by the tables
         self.health: Callable[[], dict[str, Any]] = dict  # the stats request's figures (GameServer.stats)
         self.key = config.key if config.key is not None else server_key(self.store)
+        self.gateways: list[Gateway] = []  # the ways in, as each starts listening (gateway_started)
         if config.seed is not None:
             log.warning("*** a fixed shuffle seed is set (--seed): every deal can be predicted by whoever knows "
                         "it. This is NOT A FAIR GAME: use it for tests and replays only. ***")
@@ -863,9 +888,17 @@ class Lobby:
                 self.store.set_table_state(table.table_id, "closed")
             self.tables_changed()
 
+    def gateway_started(self, kind: str, port: int, hosts: list[str]) -> None:
+        """The game port, the SSH or the browser gateway listens on ``port`` at ``hosts`` (its addresses)."""
+        self.gateways = [g for g in self.gateways if g.kind != kind]
+        self.gateways.append(Gateway(kind, port, bool(hosts) and all(is_loopback(h) for h in hosts)))
+        self.gateways.sort(key=lambda g: GATEWAY_ORDER.index(g.kind))
+
     def _list_tables(self, player: PlayerRecord, msg: m.ListTables) -> dict[str, Any]:
         return {"tables": [s.to_wire() for s in self.summaries()], "total": len(self.tables), "games": games_offered(),
-                "balance": player.balance, "features": list(FEATURES), "server_key": self.key.public.hex()}
+                "balance": player.balance, "features": list(FEATURES), "server_key": self.key.public.hex(),
+                "gateways": [{"kind": g.kind, "host": self.config.public_host, "port": g.port, "local": g.local}
+                             for g in self.gateways]}
 
     def _check_held_seats(self, player: PlayerRecord) -> None:
         """A player may leave only so many running games behind (each holds their seat)."""

@@ -426,6 +426,7 @@ class GameServer:
             warm_games()
         loop = asyncio.get_running_loop()
         self._server = await loop.create_server(lambda: ClientSession(self), host, port)
+        self.lobby.gateway_started("game", self.port, [s.getsockname()[0] for s in self._server.sockets])
         self._watch_deadlines()
         self.monitor = LoopMonitor(self.counts)
         self.started_at = loop.time()

@@ -51,6 +51,8 @@ from typing import Callable
 
 import asyncssh
 
+from protocol.messages import is_host
+
 from .errors import RequestError
 from .gateway import (GatewayThread, InputBudget, Resizes, client_environment, clamp_size, end_client,
                       game_address_text, lower_priority, start_client)
@@ -455,6 +457,9 @@ class GatewaySession(asyncssh.SSHServerSession):  # type: ignore[type-arg]
         if self.command == PRACTICE:
             return args
         args.append(game_address_text(self.gateway.game_address))
+        reached = self.connection.conn.get_extra_info("sockname") if self.connection.conn is not None else None
+        if isinstance(reached, tuple) and is_host(str(reached[0]).removeprefix("::ffff:")):
+            args += ["--public-host", str(reached[0]).removeprefix("::ffff:")]  # for the join line (client.joining)
         if self.command:
             args += ["--join", self.command]
         return args

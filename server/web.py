@@ -60,6 +60,8 @@ import jinja2
 import textual_serve
 from aiohttp import WSCloseCode, WSMsgType, web
 
+from protocol.messages import is_host
+
 from .errors import RequestError
 from .gateway import (GatewayThread, InputBudget, Resizes, client_environment, clamp_size, end_client,
                       game_address_text, lower_priority, start_client)
@@ -175,6 +177,7 @@ class Tab:
     resizes: Resizes | None = None
     budget: InputBudget = field(default_factory=InputBudget)
     flooding: bool = False  # went over its budget: its client has the lowest priority
+    reached: str | None = None  # the host the browser reached this page by (its Host header), for the join line
     _output: asyncio.Task[None] | None = None
     _errors: asyncio.Task[None] | None = None
     _ended: asyncio.Task[None] | None = None
@@ -188,7 +191,7 @@ class Tab:
     async def start(self) -> None:
         gateway = self.gateway
         args = [f"--name={self.session.name}", "--server-label", gateway.server_name,
-                game_address_text(gateway.game_address)]
+                game_address_text(gateway.game_address), *(["--public-host", self.reached] if self.reached else [])]
         width, height = self.size
         env = client_environment(TEXTUAL_DRIVER="textual.drivers.web_driver:WebDriver", TEXTUAL_FPS="60",
                                  TEXTUAL_COLOR_SYSTEM="truecolor", TERM_PROGRAM="textual",
@@ -664,7 +667,8 @@ class WebGateway:
         if refusal is not None:
             return await _refuse(request, refusal)
         websocket = web.WebSocketResponse(heartbeat=15, max_msg_size=MAX_MESSAGE)
-        tab = Tab(self, websocket, won.session, request.remote or "?", address, _query_size(request))
+        tab = Tab(self, websocket, won.session, request.remote or "?", address, _query_size(request),
+                  reached=reached_host(request))
         for other in [t for t in self.tabs if t.player_id == player_id]:
             asyncio.create_task(other.close(DISPLACED, 4000))  # (a code of our own: its page says why)
         self.tabs.add(tab)
@@ -690,6 +694,14 @@ class WebGateway:
 
 async def _no_content(request: web.Request) -> web.Response:
     return web.Response(status=204)
+
+
+def reached_host(request: web.Request) -> str | None:
+    """The host the browser reached this page by (its Host header, for the client's join line, client.joining),
+    if it is a plain name or address."""
+    host = request.host.rsplit(":", 1)[0] if not request.host.endswith("]") else request.host
+    host = host[1:-1] if host.startswith("[") and host.endswith("]") else host
+    return host if is_host(host) else None
 
 
 async def _refuse(request: web.Request, text: str) -> web.WebSocketResponse:

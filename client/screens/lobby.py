@@ -130,11 +130,11 @@ def game_label(settings: dict[str, Any]) -> str:
     return game_title(settings.get("game") or DEFAULT_GAME)
 
 
-PLAYERS_WIDTH = 19
+PLAYERS_WIDTH = 16
 
 
 def lobby_columns() -> tuple[tuple[str, int], ...]:
-    return (("Table", 17), ("Players", PLAYERS_WIDTH), ("Seats", 5), ("Game", 13), ("State", 16))
+    return (("Id", 4), ("Table", 14), ("Players", PLAYERS_WIDTH), ("Seats", 5), ("Game", 13), ("State", 16))
 
 
 class LobbyScreen(Screen[None]):
@@ -152,14 +152,22 @@ class LobbyScreen(Screen[None]):
         Binding("h", "history", "History", show=False,  # the note below names them: the footer is full
                 tooltip="your finished rounds and games on this server, and their replays"),
         Binding("t", "leaderboard", "Leaders", show=False, tooltip="the leaderboard: players by chips or games won; hide me"),
+        Binding("escape", "dismiss_notice", "Dismiss", show=False, tooltip="dismiss the line above the tables"),
     ]
 
     tables: var[list[dict[str, Any]]] = var(list, always_update=True, init=False)
     balance: var[int | None] = var(None, init=False)  # chips kept on this server between games
 
+    def __init__(self) -> None:
+        super().__init__()
+        self._notice: str | None = None  # a line that stays until the player acts (show_notice)
+        self._select: str | None = None  # a table to put the cursor on once the list has it
+        self._ask_code_for: str | None = None  # ... and to ask the private code of, once
+
     def compose(self) -> ComposeResult:
         yield TooSmall()
         yield Static(id="lobby-title", markup=False)
+        yield Static(id="lobby-notice", markup=False)
         table: DataTable[Any] = DataTable(id="tables", cursor_type="row", zebra_stripes=True)
         yield table
         yield Static(id="lobby-note", markup=False)
@@ -170,7 +178,27 @@ class LobbyScreen(Screen[None]):
         for label, width in lobby_columns():
             table.add_column(label, width=width, key=label.lower())
         self._show_title()
+        self._show_notice()
         self._fill(self.tables)
+
+    def show_notice(self, text: str | None, select: str | None = None, ask_code: bool = False) -> None:
+        """A line above the tables that stays (a refused ``--join``) until the player comes to a table (the app
+        clears it) or presses Escape; ``select``: put the cursor on that table once listed (``ask_code``: and ask
+        its private code, as Enter on it would)."""
+        self._notice, self._select = text, select
+        self._ask_code_for = select if ask_code else None
+        if self.is_mounted:
+            self._show_notice()
+            self._fill(self.tables)
+
+    def _show_notice(self) -> None:
+        notice = self.query_one("#lobby-notice", Static)
+        notice.display = self._notice is not None
+        if self._notice is not None:
+            notice.update(Content.assemble(Content.styled(self._notice, "bold #ffd75f"), ("  Esc: dismiss", "dim")))
+
+    def action_dismiss_notice(self) -> None:
+        self.show_notice(None)
 
     def watch_balance(self, balance: int | None) -> None:
         if self.is_mounted:
@@ -200,6 +228,7 @@ class LobbyScreen(Screen[None]):
             settings = t.get("settings", {})
             state = t.get("state", "")
             table.add_row(
+                literal(t["table_id"], "dim"),
                 literal(t.get("name", ""), "bold"),
                 literal(players_label([p["name"] for p in t.get("players", [])], PLAYERS_WIDTH,
                                       "..." if self._ascii else "…") or "-"),
@@ -209,9 +238,15 @@ class LobbyScreen(Screen[None]):
                               (", private" if t.get("private") else "", "yellow")),
                 key=t["table_id"],
             )
-        if selected is not None and selected in table.rows:
-            table.move_cursor(row=table.get_row_index(selected))
+        wanted, self._select = (self._select, None) if self._select in table.rows else (None, self._select)
+        if wanted is not None or (selected is not None and selected in table.rows):
+            table.move_cursor(row=table.get_row_index(wanted or selected))
         self._show_note()
+        asked = next((t for t in tables if t["table_id"] == self._ask_code_for), None) if wanted else None
+        if asked is not None:
+            self._ask_code_for = None
+            if asked.get("private"):
+                self.call_after_refresh(self._with_code, asked, m.Join)
 
     def _show_note(self) -> None:
         """The selected table's house rules in words, and the keys to use it."""

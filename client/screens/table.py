@@ -95,8 +95,11 @@ class TableScreen(SteadyScreen, Screen[None]):
                 tooltip="the fair deal: what this round's check proves, the seeds, the server's key"),
         Binding("p", "people", "People", show=False,
                 tooltip="the people here: mute one, or (host) remove one"),
+        Binding("j", "copy_join", "Copy join line", show=False,
+                tooltip="copy the join line (how friends come to this table) to the clipboard, and show it whole"),
     ]
-    MENU = ("end_game", "sit_out", "come_back", "history", "people", "leave", "toggle_bell")  # with the app's
+    MENU = ("end_game", "sit_out", "come_back", "copy_join", "history", "people", "leave", "toggle_bell")  # with the app's
+    JOIN_LINE_ROWS = 30  # during a game the join line shows only from this height (it costs the log a line)
 
     view: var[dict[str, Any] | None] = var(None, always_update=True, init=False)
     # Textual repaints the whole screen when the focus moves (~4.5 KB at 80x24); the widgets whose
@@ -191,6 +194,9 @@ class TableScreen(SteadyScreen, Screen[None]):
             yield Static(id="info", markup=False)
             yield Static(id="deal-mark", markup=False)  # the fair deal's status: never cut short (the info is)
             yield Countdown(id="clock", ascii=self.display_options.ascii)
+        join_line = Static(id="joinline", markup=False)
+        join_line.display = False  # until there is a join line to show (update_join_line): no layout for none
+        yield join_line
         with Horizontal(id="seats"):
             for seat in range(MAX_SEATS):
                 yield SeatPanel(id=f"seat-{seat}")
@@ -349,6 +355,7 @@ class TableScreen(SteadyScreen, Screen[None]):
             self.pending = False  # what we sent has been played (or overtaken)
 
         self._update_info(view, table)
+        self.update_join_line()
         self._update_seats(game, table, me, members)
         board.show(game)
         mine = self.LIVE and me is not None and me in to_act and not self.away
@@ -387,7 +394,10 @@ class TableScreen(SteadyScreen, Screen[None]):
 
     def _update_info(self, view: dict[str, Any], table: dict[str, Any]) -> None:
         assert self.board is not None
-        parts: list[Content | str | tuple[str, str]] = [(" ", ""), Content.styled(table.get("name") or "Table", "bold")]
+        parts: list[Content | str | tuple[str, str]] = [(" ", "")]
+        if not getattr(self.app, "practice", False):  # the id friends join by (a practice table has none to give)
+            parts.append((f"{self.table_id} ", "dim"))
+        parts.append(Content.styled(table.get("name") or "Table", "bold"))
         if table.get("fixed_seed"):  # the operator fixed the shuffle: the deals are predictable
             parts.append(("  UNFAIR: seeded", "bold #ff5f5f"))
         parts += self.board.info(view.get("game"), self.rules)
@@ -397,6 +407,61 @@ class TableScreen(SteadyScreen, Screen[None]):
         if table.get("seat") is None and not self.in_waiting_room(view):
             parts.append(("  (watching)", "#ffd75f"))
         self._set_static("#info", Content.assemble(*parts))
+
+    # ------------------------------------------------------------ the join line
+
+    def join_commands(self) -> list[str]:
+        """How friends come to this table, one command per gateway the server runs (:mod:`client.joining`);
+        none at a practice table."""
+        from ..joining import join_commands, join_host
+
+        app = self.app
+        gateways = getattr(app, "gateways", None) or []
+        if getattr(app, "practice", False) or not gateways:
+            return []
+        session = getattr(app, "session", None)
+        host = join_host(gateways, getattr(session, "host", "") or "", getattr(app, "public_host", None))
+        return join_commands(self.table_id, gateways, host)
+
+    def update_join_line(self, size: Any = None) -> None:
+        """The join line: in the waiting room and after the game at any size, during a game from
+        ``JOIN_LINE_ROWS`` rows; as many of the commands as fit (``size``: the terminal's, when it has just
+        changed), and ``j`` for all of them."""
+        from ..joining import SEPARATOR, fitting
+
+        width, height = size if size is not None else self.app.size
+        line = self.query_one("#joinline", Static)
+        commands = self.join_commands()
+        playing = self.table.get("state") == "playing"
+        show = bool(commands) and (not playing or height >= self.JOIN_LINE_ROWS)
+        line.display = show
+        if not show:
+            return
+        label = f" Join {self.table_id}{' (private)' if self.table.get('private') else ''}: "
+        shown, whole = fitting(label, commands, max(20, width - 1), "  j copies")
+        key = Content.styled("j", "bold #ffd75f")
+        if not shown:
+            content = Content.assemble((label, "dim"), key, " shows how friends join")
+        else:
+            tail = Content.assemble("  ", key, " copies" if whole else ": all")
+            content = Content.assemble((label, "dim"), SEPARATOR.join(shown), tail)
+        self._set_static("#joinline", content)
+
+    def on_resize(self, event: events.Resize) -> None:
+        if self.is_mounted and self.view is not None:
+            self.update_join_line(event.size)
+
+    def action_copy_join(self) -> None:
+        """Copy the join commands (OSC 52, where the terminal allows it) and show them whole, to read or select."""
+        commands = self.join_commands()
+        if not commands:
+            self.notify("This table has no join line (a practice table, or the server has not said how).",
+                        severity="warning")
+            return
+        self.app.copy_to_clipboard("\n".join(commands))
+        code = " and its private code" if self.table.get("private") else ""
+        self.notify("\n".join(commands), title=f"Copied: how friends join {self.table_id}{code}", timeout=20,
+                    markup=False)
 
     def _update_seats(self, game: dict[str, Any] | None, table: dict[str, Any], me: int | None,
                       members: dict[int, dict[str, Any]]) -> None:
@@ -593,6 +658,8 @@ class TableScreen(SteadyScreen, Screen[None]):
             return self.playing and not self.away
         if action == "come_back":
             return self.playing and self.away
+        if action == "copy_join":
+            return bool(self.join_commands())
         return True
 
     def play(self, action: dict[str, Any]) -> None:

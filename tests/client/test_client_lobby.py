@@ -106,8 +106,8 @@ async def test_the_lobby_names_each_tables_game(make_app, connect):
         app = make_app("Ann")
         async with app.run_test(size=(80, 24)) as pilot:
             await wait_for(pilot, lambda: "pegs" in screen_text(app) and "pub" in screen_text(app), what="listed")
-            rows = {line.split()[0]: line for line in screen_text(app).splitlines() if line.split()[:1] in
-                    (["pegs"], ["pub"])}
+            rows = {line.split()[1]: line for line in screen_text(app).splitlines() if line.split()[1:2] in
+                    (["pegs"], ["pub"])}  # (after the table's id)
             assert "Cribbage" in rows["pegs"] and "100" not in rows["pegs"] and "Down and Back" in rows["pub"]
             assert "Game" in screen_text(app) and "Ante/stack" not in screen_text(app)
             assert "pegs: Cribbage, stake 100; " in screen_text(app)  # the selected table's numbers, named
@@ -178,7 +178,7 @@ async def test_lobby_rough_edges_rules_in_words_players_privacy_and_checkboxes(m
             assert "private" in text and "🔒" not in text  # said in words, not an emoji
             assert "no take-back" in text and "NTB" not in text
             row = next(line for line in text.splitlines() if "club" in line)
-            assert "Bartholomew-Fit… +3" in row  # the names that do not fit are counted
+            assert "Bartholomew-… +3" in row  # the names that do not fit are counted
             assert "p Play now" in text and " q " not in text.splitlines()[-1]  # not beside ^q Quit
 
             await pilot.press("n")

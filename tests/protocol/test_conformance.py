@@ -1121,6 +1121,8 @@ async def test_every_request_succeeds_with_exactly_the_documented_result_keys(co
         for entry in listed["games"]:
             assert list(entry) == SPEC.game_entry
             assert all(list(rule) == SPEC.rule_field for rule in entry["rules"])
+        assert [list(gateway) for gateway in listed["gateways"]] == [SPEC.gateway]  # the test server: its game port
+        assert listed["gateways"][0]["kind"] == "game" and listed["gateways"][0]["local"] is True
         table_id = (await call(ann, m.CreateTable, name="t", settings=m.TableSettings(seats=3)))["table_id"]
         await call(ann, m.AddBot)
         await call(ann, m.RemoveBot, seat=1)

@@ -75,7 +75,8 @@ def test_a_key_removed_from_a_table_cannot_come_back_to_it_under_a_new_name(tmp_
         tmux.wait_for("n", "Removed from the table")  # back in the lobby, told (the notification's title)
         tmux.kill("n")
         tmux.start("again", server.ssh(key, "a-new-name", "-tt", command=table_id))  # the same key, a new name
-        tmux.wait_for("again", "cannot join t1: the host removed you from this table")  # the key's player
+        # the key's player: refused, said above the lobby's list until dismissed
+        tmux.wait_for("again", "Could not join t1: the host removed you from this table")
     finally:
         if host is not None:
             loop.run_until_complete(host.link.close())
