@@ -38,7 +38,9 @@ from .messages import (
     ChatArrived,
     ConnectionChanged,
     EventsArrived,
+    InvitationArrived,
     NoticeArrived,
+    OnlineChanged,
     PlayAction,
     PracticeRequested,
     RequestRejected,
@@ -189,6 +191,8 @@ class DabApp(App[None]):
         self.public_host = public_host  # the host the player reached the server by, from a gateway (client.joining)
         self.gateways: list[dict[str, Any]] | None = None  # the server's ways in (list_tables), once it has said
         self.join_note = join_note  # what came of --join, said once the first screen is up (_say_join_note)
+        self.online: tuple[list[dict[str, Any]], int] | None = None  # who is online (list_online, online pushes)
+        self.invitation: dict[str, Any] | None = None  # the last invitation, with "until": our clock's deadline
 
     @cached_property
     def lobby(self) -> LobbyScreen:
@@ -197,7 +201,7 @@ class DabApp(App[None]):
         from .screens.lobby import LobbyScreen
 
         lobby = LobbyScreen()
-        lobby.tables, lobby.balance = self.tables, self.balance
+        lobby.tables, lobby.balance, lobby.online = self.tables, self.balance, self.online
         return lobby
 
     def _lobby_made(self) -> bool:
@@ -401,6 +405,10 @@ class DabApp(App[None]):
             self.post_message(TablesChanged(clean_data([t.to_wire() for t in item.tables])))
         elif isinstance(item, m.Notice):
             self.post_message(NoticeArrived(item.kind, plain(item.text)))
+        elif isinstance(item, m.Online):
+            self.post_message(OnlineChanged(clean_data([p.to_wire() for p in item.players]), item.total))
+        elif isinstance(item, m.Invitation):
+            self.post_message(InvitationArrived(clean_data(item.to_wire())))
 
     def on_view_changed(self, message: ViewChanged) -> None:
         early, self._early_events = self._early_events, None
@@ -546,6 +554,7 @@ class DabApp(App[None]):
             self._notices_asked = None  # a new connection: notices are asked for again
             self._ask_for_notices()
             self.notify("Reconnected: the game goes on.", title="Connection", timeout=3)
+            self.refresh_online()  # a new connection follows who is online (and hears invitations) only if it asks
             if screen is not None:
                 screen.note("Reconnected.", "#87d787")
         elif message.state == CLOSED:
@@ -668,16 +677,21 @@ class DabApp(App[None]):
             self.gateways = valid_gateways(result.get("gateways"))
             if self.table_screen is not None and self.table_screen.showing:
                 self.table_screen.update_join_line()
-            self._remember_tables(result.get("tables", []))
             features = result.get("features")
-            self.features = frozenset(f for f in features if isinstance(f, str)) if isinstance(features, list) else \
-                frozenset()
+            first = not self.features
+            self.features = frozenset(f for f in features if isinstance(f, str)) if isinstance(features, list) \
+                else frozenset()
+            if first:
+                self.refresh_online()  # once the server has said it answers it: the lobby's list, invitations
+            self._remember_tables(result.get("tables", []))
             self._ask_for_notices()
             balance = result.get("balance")
             if isinstance(balance, int) and not isinstance(balance, bool):
                 self.balance = balance
                 if self._lobby_made():
                     self.lobby.balance = balance
+        elif kind is m.ListOnline:
+            self._remember_online(result.get("players"), result.get("total"))
         return True
 
     def _ask_for_notices(self) -> None:
@@ -687,6 +701,69 @@ class DabApp(App[None]):
         if "notices" in self.features and link is not None and self._notices_asked is not link:
             self._notices_asked = link
             self._send(m.Notices, {})
+
+    # ------------------------------------------------------------ who is online, invitations
+
+    def refresh_online(self) -> None:
+        """Ask who is online (and so follow the changes, and hear invitations), if the server answers it."""
+        if "list_online" in self.features and self.connection_state == CONNECTED and not self.practice:
+            self._send(m.ListOnline, {})
+
+    def _remember_online(self, players: Any, total: Any) -> None:
+        if not isinstance(players, list) or isinstance(total, bool) or not isinstance(total, int):
+            return
+        self.online = ([p for p in players if isinstance(p, dict) and isinstance(p.get("name"), str)], total)
+        if self._lobby_made():
+            self.lobby.online = self.online
+        from .screens.online import OnlineScreen
+
+        for screen in self.screen_stack:
+            if isinstance(screen, OnlineScreen) and screen.is_mounted:
+                screen.show(self.online)
+
+    def on_online_changed(self, message: OnlineChanged) -> None:
+        self._remember_online(message.players, message.total)
+
+    def on_invitation_arrived(self, message: InvitationArrived) -> None:
+        """A host invites us: a notification that lasts as long as the invitation, and ``i`` to accept it."""
+        invitation = message.invitation
+        expires = invitation.get("expires_ms")
+        if not isinstance(expires, int) or isinstance(expires, bool) or not isinstance(invitation.get("table_id"), str):
+            return
+        self.invitation = {**invitation, "until": self.clock() + expires / 1000}
+        private = " (private: no code needed)" if invitation.get("private") else ""
+        self.notify(f"{invitation.get('host')} invites you to {invitation.get('table_name')} "
+                    f"({invitation['table_id']}, {invitation.get('title')}){private}. Press i to join.",
+                    title="Invitation", timeout=max(1.0, expires / 1000), markup=False)
+        self.refresh_bindings()
+        self.set_timer(expires / 1000 + 0.1, self.refresh_bindings)  # its key goes when it lapses
+
+    def pending_invitation(self) -> dict[str, Any] | None:
+        """The invitation we may still accept: not lapsed, and we are not seated at a table."""
+        invitation = self.invitation
+        if invitation is None or invitation["until"] <= self.clock():
+            return None
+        screen = self.table_screen
+        if screen is not None and screen.me is not None and screen.table.get("state") != "finished":
+            return None
+        return invitation
+
+    def accept_invitation(self) -> None:
+        """``i``: go to the table we are invited to (leaving the one we watch, if another); no code needed."""
+        invitation = self.pending_invitation()
+        if invitation is None:
+            self.notify("No invitation to accept (it lapsed after a minute).", severity="warning")
+            return
+        self.invitation = None
+        self.refresh_bindings()
+        self.run_worker(self._go_to(invitation["table_id"]), group="net", exit_on_error=False)
+
+    async def _go_to(self, table_id: str) -> None:
+        screen = self.table_screen
+        if screen is not None and screen.table_id != table_id:
+            if not await self._request(m.Leave, {}):
+                return
+        await self._request(m.Join, {"table_id": table_id})
 
     def _watch_instead(self, code: str, message: str, fields: dict[str, Any]) -> None:
         """A join the server refused for want of a seat: say why, and watch the table instead.

@@ -58,6 +58,22 @@ class TablesChanged(Message):
         self.tables = tables
 
 
+class OnlineChanged(Message):
+    """Who is online (the ``online`` push: plain dicts, as on the wire) and how many in all."""
+
+    def __init__(self, players: list[dict[str, Any]], total: int) -> None:
+        super().__init__()
+        self.players, self.total = players, total
+
+
+class InvitationArrived(Message):
+    """A host invites us to their table (the ``invitation`` push, as on the wire)."""
+
+    def __init__(self, invitation: dict[str, Any]) -> None:
+        super().__init__()
+        self.invitation = invitation
+
+
 class ConnectionChanged(Message):
     """The connection went down, came back, or is gone for good."""
 

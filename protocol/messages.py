@@ -73,6 +73,7 @@ __all__ = [
     "TableSettings",
     "PlayerSummary",
     "TableSummary",
+    "OnlinePlayer",
     # client -> server
     "Hello",
     "ListTables",
@@ -102,6 +103,8 @@ __all__ = [
     "RemovePlayer",
     "Notices",
     "Stats",
+    "ListOnline",
+    "Invite",
     "Ping",
     # server -> client
     "Welcome",
@@ -112,6 +115,8 @@ __all__ = [
     "Event",
     "ChatMessage",
     "Notice",
+    "Online",
+    "Invitation",
     "Bye",
     # functions
     "from_wire",
@@ -572,6 +577,21 @@ class TableSummary(Record):
     spectators: int = _f(COUNT)
 
 
+MAX_ONLINE = 50
+"""The most players one ``online`` list names (the ``list_online`` result and the ``online`` push); ``total`` counts all."""
+
+
+@_struct
+class OnlinePlayer(Record):
+    """A player online, as ``list_online`` and the ``online`` push name them (only what anyone may know)."""
+
+    name: str = _f(NAME)
+    where: str = _f(Str(choices=("lobby", "watching", "seated")))
+    table_id: str | None = _f(Nullable(TABLE_ID), None)  # nil in the lobby, and watching a private table
+    away: bool = _f(Bool())
+    idle: bool = _f(Bool())
+
+
 # ---------------------------------------------------------------------------
 # Messages
 # ---------------------------------------------------------------------------
@@ -903,6 +923,23 @@ class Stats(Request):
 
 
 @_message
+class ListOnline(Request):
+    """Who is online; from then on this connection also gets ``online`` pushes (in the lobby) and invitations."""
+
+    type: ClassVar[str] = "list_online"
+    id: int = _f(REQUEST_ID)
+
+
+@_message
+class Invite(Request):
+    """Host only: invite the player online called ``name`` to your table (an ``invitation`` push for them)."""
+
+    type: ClassVar[str] = "invite"
+    id: int = _f(REQUEST_ID)
+    name: str = _f(NAME)
+
+
+@_message
 class Ping(Request):
     """Heartbeat; answered by ``ok``."""
 
@@ -1011,6 +1048,28 @@ class Notice(Push):
     kind: str = _f(CODE)
     text: str = _f(TEXT)
     ts: int = _f(TIMESTAMP)
+
+
+@_message
+class Online(Push):
+    """The players online changed (to a connection in the lobby that asked ``list_online``)."""
+
+    type: ClassVar[str] = "online"
+    players: tuple[OnlinePlayer, ...] = _f(ListOf(Nested(OnlinePlayer), 0, MAX_ONLINE))
+    total: int = _f(COUNT)
+
+
+@_message
+class Invitation(Push):
+    """A host invites you to their table: ``join`` it (without its private code) within ``expires_ms``."""
+
+    type: ClassVar[str] = "invitation"
+    table_id: str = _f(TABLE_ID)
+    table_name: str = _f(TABLE_NAME)
+    title: str = _f(TITLE)
+    host: str = _f(NAME)
+    private: bool = _f(Bool())
+    expires_ms: int = _f(Int(0, 2**31 - 1))
 
 
 @_message

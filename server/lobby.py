@@ -56,7 +56,7 @@ from .archive import Archive
 from .moderation import Ban, Moderation
 from .history_worker import Job, Outcome
 from .errors import RequestError, StoreBusy, StoreError, StoreFailed
-from .limits import Backoff, PeerLog
+from .limits import Backoff, PeerLog, TokenBucket
 from .pacing import BUSY_RETRY
 from .rounds import HISTORY_KEEP
 from .keys import ServerKey
@@ -77,7 +77,14 @@ CODE_TRIES_PER_PLAYER = 5  # wrong private codes one player may try freely; then
 CODE_TRIES_PER_TABLE = 20  # ... and all players together at one table (back-off up to 1 min)
 LIST_BYTES = 56 * 1024  # a table list (push or list_tables result) stays well inside the 64 KiB frame limit
 TABLES_PUSH_INTERVAL = 0.5  # seconds between lobby list pushes (PROTOCOL.md: about two a second)
-FEATURES = ("mute", "notices", "remove_player")  # the list_tables result's features: requests a client may send
+FEATURES = ("mute", "notices", "remove_player", "list_online", "invite")  # the list_tables result's features:
+# the requests added within version 2 that a client may send only to a server that lists them
+ONLINE_PUSH_INTERVAL = 2.0  # seconds between checks of who is online, pushed when it changed (PROTOCOL.md online)
+IDLE_AFTER = 300.0  # seconds without doing anything (a request but ping, list_online) before a player shows idle
+INVITE_TTL = 60.0  # an invitation lets its player in (without a private code) this long
+INVITE_EVERY, INVITE_BURST = 10.0, 3  # a host sends at most 3 invitations at once, then one per 10 s
+INVITE_AGAIN = 30.0  # ... and the same player to the same table once per 30 s
+INVITES_KEPT = 10  # invitations held for one player (the oldest go first)
 
 
 class Session(Protocol):
@@ -119,6 +126,9 @@ class PlayerRecord:
     played: bool = False  # has bought in at a game (or been granted chips by the operator): never pruned
     last_seen: float = 0.0  # loop time of the last hello, disconnect or restore
     notices: bool = False  # this session asked for notice pushes (``notices``); reset by each hello
+    active_at: float = 0.0  # loop time of the last thing they did (a request but ping and list_online): idle
+    follows: bool = False  # this session asked list_online: it gets online pushes (in the lobby) and invitations
+    invites: TokenBucket = field(default_factory=lambda: TokenBucket(1 / INVITE_EVERY, INVITE_BURST))
 
 
 GATEWAY_ORDER = ("ssh", "game", "web")  # how a join line lists them: nothing to install first
@@ -169,6 +179,8 @@ class LobbyConfig:
     history_worker: bool = True  # history and replays answered in a worker process (server.history_worker)
     key: ServerKey | None = None  # signs the fair deals (server.keys); None: the store's (server_key)
     public_host: str | None = None  # the name friends reach this machine by (--public-host), for join lines
+    idle_after: float = IDLE_AFTER
+    online_interval: float = ONLINE_PUSH_INTERVAL
 
 
 def server_key(store: Store | None) -> ServerKey:
@@ -217,6 +229,9 @@ class Lobby:
         self.health: Callable[[], dict[str, Any]] = dict  # the stats request's figures (GameServer.stats)
         self.key = config.key if config.key is not None else server_key(self.store)
         self.gateways: list[Gateway] = []  # the ways in, as each starts listening (gateway_started)
+        # (player, table) -> (sent, expires, admits: False when the player muted the host, who is not told)
+        self._invited: dict[tuple[str, str], tuple[float, float, bool]] = {}
+        self._online_pushed: bytes | None = None  # the last online push's bytes
         if config.seed is not None:
             log.warning("*** a fixed shuffle seed is set (--seed): every deal can be predicted by whoever knows "
                         "it. This is NOT A FAIR GAME: use it for tests and replays only. ***")
@@ -229,6 +244,7 @@ class Lobby:
                 raise StoreError(f"{self.store.path} cannot be read ({exc}); restore it from a backup") from None
         self._sweeper = asyncio.get_running_loop().call_later(self._sweep_period(), self._sweep)
         self._pruner = asyncio.get_running_loop().call_later(self._prune_period(), self._prune)
+        self._online_timer = asyncio.get_running_loop().call_later(config.online_interval, self._push_online)
 
     @property
     def fixed_seed(self) -> bool:
@@ -635,6 +651,8 @@ class Lobby:
             resumed, token = False, f"{player_id}_{secret}"
         player.session = session
         player.notices = False  # this connection has not asked for them (yet)
+        player.follows = False  # (a new connection: it asks list_online if it wants the pushes)
+        player.active_at = asyncio.get_running_loop().time()
         table = self.tables.get(player.table_id) if player.table_id else None
         seat = table.seat_of(player.player_id) if table else None
         return m.Welcome(
@@ -755,8 +773,11 @@ class Lobby:
         unit's flush, after the commit that makes it true and before the
         pushes the request caused.
         """
-        session = self.players[player_id].session
+        player = self.players[player_id]
+        session = player.session
         self.requests_handled += 1
+        if type(msg) not in _PASSIVE:
+            player.active_at = asyncio.get_running_loop().time()
         try:
             with self.atomic():  # the reply joins the unit's outbox, to leave first at the flush
                 reply = self._handle(player_id, msg)
@@ -840,9 +861,14 @@ class Lobby:
         table = self.tables.get(table_id)
         if table is None:
             raise RequestError("no_such_table", f"there is no table {table_id!r}")
-        if table.private_code is not None:
+        if table.private_code is not None and not self._is_invited(player, table):
             self._check_code(player, table, code)
         return table
+
+    def _is_invited(self, player: PlayerRecord, table: Table) -> bool:
+        """The host invited ``player`` to ``table`` less than ``INVITE_TTL`` ago: they need not give its code."""
+        held = self._invited.get((player.player_id, table.table_id))
+        return held is not None and held[2] and held[1] > asyncio.get_running_loop().time()
 
     def _check_code(self, player: PlayerRecord, table: Table, code: str | None) -> None:
         """A private table's code, with attempts limited per player and per table so
@@ -988,6 +1014,7 @@ class Lobby:
         self._require_no_table(player, unless_watching=table)
         seat = table.join(player.player_id, player.name, msg.seat)
         player.table_id = table.table_id
+        self._invited.pop((player.player_id, table.table_id), None)  # an invitation lets one in once
         return {"table_id": table.table_id, "seat": seat}
 
     def _watch(self, player: PlayerRecord, msg: m.Watch) -> dict[str, Any]:
@@ -997,6 +1024,107 @@ class Lobby:
         table.watch(player.player_id)
         player.table_id = table.table_id
         return {"table_id": table.table_id}
+
+    # ------------------------------------------------------------ who is online, invitations
+
+    def online(self) -> tuple[list[m.OnlinePlayer], int]:
+        """Who is online (connected), as anyone may know it: at most ``MAX_ONLINE``, those in the lobby first
+        (whom a host can invite), then those watching, then those seated, each by name; and how many in all.
+
+        A seated player's table is shown (the lobby's list names a table's seated players, private or not);
+        a spectator's only if the table is not private (nothing else tells who watches a private table)."""
+        now = asyncio.get_running_loop().time()
+        idle_after = self.config.idle_after
+        found = []
+        for player in self.players.values():
+            if player.session is None:
+                continue
+            table = self.tables.get(player.table_id) if player.table_id else None
+            seat = table.seat_of(player.player_id) if table is not None else None
+            if table is None:
+                where, table_id, away = "lobby", None, False
+            elif seat is not None:
+                where, table_id, away = "seated", table.table_id, table.played_for(table.seats[seat])
+            else:
+                where, away = "watching", False
+                table_id = None if table.private_code is not None else table.table_id
+            found.append((ONLINE_ORDER[where], player.name.casefold(), m.OnlinePlayer(
+                name=player.name, where=where, table_id=table_id, away=away, idle=now - player.active_at >= idle_after)))
+        found.sort(key=lambda entry: entry[:2])
+        return [entry[2] for entry in found[:m.MAX_ONLINE]], len(found)
+
+    def _list_online(self, player: PlayerRecord, msg: m.ListOnline) -> dict[str, Any]:
+        player.follows = True
+        players, total = self.online()
+        return {"players": [p.to_wire() for p in players], "total": total}
+
+    def _push_online(self) -> None:
+        """Every ``online_interval``: the players online, to the followers in the lobby, when it has changed."""
+        loop = asyncio.get_running_loop()
+        self._online_timer = loop.call_later(self.config.online_interval, self._push_online)
+        listeners = [p for p in self.players.values() if p.follows and p.session is not None and p.table_id is None]
+        if not listeners:
+            self._online_pushed = None  # (whoever comes to the lobby next asks list_online, and is pushed changes)
+            return
+        players, total = self.online()
+        message = m.Online(players=tuple(players), total=total)
+        encoded = m.encode(message)
+        if encoded == self._online_pushed:
+            return
+        self._online_pushed = encoded
+        if self._held():  # wait for the commit, like every push
+            for player in listeners:
+                self.send(player.player_id, message)
+            return
+        for player in listeners:
+            player.session.push(message, encoded)  # type: ignore[union-attr]
+
+    def _invite(self, player: PlayerRecord, msg: m.Invite) -> None:
+        table = self._table(player)
+        table.require_host(player.player_id)
+        if table.state == "finished":
+            raise RequestError("game_running", "this table's game is over: nobody can join it")
+        folded = msg.name.casefold().strip()
+        guest = next((p for p in self.players.values() if p.session is not None and p.name.casefold() == folded
+                      and p is not player), None)
+        if guest is None:
+            raise RequestError("no_such_player", f"nobody called {msg.name!r} is online")
+        if not guest.follows:
+            raise RequestError("no_such_player", f"{guest.name}'s client does not take invitations")
+        there = self.tables.get(guest.table_id) if guest.table_id else None
+        if there is not None and there.seat_of(guest.player_id) is not None:
+            raise RequestError("already_at_table", f"{guest.name} is seated at {'this' if there is table else 'a'} "
+                                                   "table already")
+        if all(s in table.seats for s in range(table.settings.seats)):
+            raise RequestError("table_full", f"all {table.settings.seats} seats are taken")
+        now = asyncio.get_running_loop().time()
+        key = (guest.player_id, table.table_id)
+        sent = self._invited.get(key)
+        if sent is not None and now - sent[0] < INVITE_AGAIN:
+            raise RequestError("rate_limited", f"you invited {guest.name} {now - sent[0]:.0f} s ago; "
+                                               f"invite them again in {INVITE_AGAIN - (now - sent[0]):.0f} s")
+        if not player.invites.take():
+            raise RequestError("rate_limited", f"at most {INVITE_BURST} invitations at once, then one every "
+                                               f"{INVITE_EVERY:g} s")
+        # A guest who muted the host is neither told nor let in; the host, answered as for anyone, cannot tell
+        # (the invitation is kept, so inviting them again is refused as it would be).
+        heard = self.hears(guest.player_id, player.player_id)
+        self._invited.pop(key, None)
+        self._invited[key] = (now, now + INVITE_TTL, heard)
+        self._forget_invitations(guest.player_id, now)
+        if not heard:
+            return
+        self.send(guest.player_id, m.Invitation(
+            table_id=table.table_id, table_name=table.name, title=table.game_type.title, host=player.name,
+            private=table.private_code is not None, expires_ms=int(INVITE_TTL * 1000)))
+
+    def _forget_invitations(self, player_id: str, now: float) -> None:
+        """Keep the invitations bounded: expired ones go, and a player holds at most ``INVITES_KEPT``."""
+        if len(self._invited) > 4 * len(self.players) + 64:
+            self._invited = {k: v for k, v in self._invited.items() if v[1] > now}
+        mine = [k for k in self._invited if k[0] == player_id]
+        for key in mine[:-INVITES_KEPT]:
+            del self._invited[key]
 
     def _leave(self, player: PlayerRecord, msg: m.Leave) -> None:
         table = self._table(player)
@@ -1209,6 +1337,7 @@ class Lobby:
         m.Replay: _archived("replay"), m.Leaderboard: _archived("leaderboard"),
         m.SetHidden: _archived("set_hidden"), m.OfferRematch: _offer_rematch, m.AnswerRematch: _answer_rematch,
         m.Mute: _mute, m.Mutes: _mutes, m.RemovePlayer: _remove_player, m.Notices: _notices,
+        m.ListOnline: _list_online, m.Invite: _invite,
     }
     del _archived
 
@@ -1226,6 +1355,7 @@ class Lobby:
             self._reaper.cancel()
         self._sweeper.cancel()
         self._pruner.cancel()
+        self._online_timer.cancel()
         for table in self.tables.values():
             table.close()
         if self.store is not None:
@@ -1239,8 +1369,11 @@ class Lobby:
             self.store.close()
 
 _READ_ONLY = frozenset({m.ListTables, m.History, m.Ping, m.Stats, m.PastRounds, m.PastGames, m.Replay, m.Leaderboard,
-                        m.Mutes, m.Notices})
+                        m.Mutes, m.Notices, m.ListOnline, m.Invite})
 """Requests that never write: no lock needed."""
+_PASSIVE = frozenset({m.Ping, m.ListOnline})
+"""Requests a client sends by itself (a heartbeat, a refresh): they do not make a player less idle."""
+ONLINE_ORDER = {"lobby": 0, "watching": 1, "seated": 2}
 
 
 class _Callback:

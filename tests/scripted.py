@@ -32,6 +32,8 @@ class ScriptedClient:
         self.events: list[dict[str, Any]] = []
         self.chats: list[m.ChatMessage] = []
         self.tables: tuple[m.TableSummary, ...] = ()
+        self.online: list[m.Online] = []  # the online pushes (to a connection that asked list_online)
+        self.invitations: list[m.Invitation] = []
         self.raw = bytearray()
         self.closed_with: tuple[str, str] | None = None
         self._changed = asyncio.Event()
@@ -59,6 +61,10 @@ class ScriptedClient:
             self.chats.append(message)
         elif isinstance(message, m.Tables):
             self.tables = message.tables
+        elif isinstance(message, m.Online):
+            self.online.append(message)
+        elif isinstance(message, m.Invitation):
+            self.invitations.append(message)
         self._changed.set()
 
     def _closed(self, reason: str, text: str) -> None:

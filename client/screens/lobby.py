@@ -153,10 +153,14 @@ class LobbyScreen(Screen[None]):
                 tooltip="your finished rounds and games on this server, and their replays"),
         Binding("t", "leaderboard", "Leaders", show=False, tooltip="the leaderboard: players by chips or games won; hide me"),
         Binding("escape", "dismiss_notice", "Dismiss", show=False, tooltip="dismiss the line above the tables"),
+        Binding("o", "online", "Online", show=False, tooltip="who is online: where each player is, idle or away"),
+        Binding("i", "accept_invitation", "Accept invitation",
+                tooltip="go to the table a host invited you to (for a minute after the invitation)"),
     ]
 
     tables: var[list[dict[str, Any]]] = var(list, always_update=True, init=False)
     balance: var[int | None] = var(None, init=False)  # chips kept on this server between games
+    online: var[tuple[list[dict[str, Any]], int] | None] = var(None, init=False)  # who is online, how many
 
     def __init__(self) -> None:
         super().__init__()
@@ -170,6 +174,7 @@ class LobbyScreen(Screen[None]):
         yield Static(id="lobby-notice", markup=False)
         table: DataTable[Any] = DataTable(id="tables", cursor_type="row", zebra_stripes=True)
         yield table
+        yield Static(id="lobby-online", markup=False)
         yield Static(id="lobby-note", markup=False)
         yield Footer(compact=True)
 
@@ -179,7 +184,61 @@ class LobbyScreen(Screen[None]):
             table.add_column(label, width=width, key=label.lower())
         self._show_title()
         self._show_notice()
+        self._show_online()
         self._fill(self.tables)
+
+    def watch_online(self, online: tuple[list[dict[str, Any]], int] | None) -> None:
+        if self.is_mounted:
+            self._show_online()
+
+    def _show_online(self) -> None:
+        """One line: who is online (the server's order: the lobby first), each where they are, and ``o`` for all."""
+        line = self.query_one("#lobby-online", Static)
+        line.display = self.online is not None
+        if self.online is None:
+            return
+        players, total = self.online
+        me = getattr(self.app, "player_name", "")
+        others = [p for p in players if p.get("name") != me]
+        label = f"Online ({total}): " if total else "Online: "
+        width = max(20, self.app.size.width - 2) - len(label) - len("  o: all")
+        shown: list[Content] = []
+        used = 0
+        for i, player in enumerate(others):
+            part = Content.assemble(Content.styled(player["name"], "bold"), (online_where(player, brief=True), "dim"))
+            more = len(others) - i - 1 + (total - len(players))
+            tail = len(f", +{more}") if more else 0
+            if used + len(part.plain) + 2 + tail > width:
+                break
+            shown.append(part)
+            used += len(part.plain) + 2
+        rest = len(others) - len(shown) + (total - len(players))
+        parts: list[Content | str | tuple[str, str]] = [(label, "dim")]
+        if not others and total <= 1:
+            parts.append(("only you", "dim"))
+        parts.append(Content(", ").join(shown))
+        if rest > 0:
+            parts.append((f"{', ' if shown else ''}+{rest}", "dim"))
+        parts.append(Content.assemble("  ", Content.styled("o", "bold #ffd75f"), (": all", "dim")))
+        line.update(Content.assemble(*parts))
+
+    def action_online(self) -> None:
+        from .online import OnlineScreen
+
+        self.app.push_screen(OnlineScreen())
+
+    def action_accept_invitation(self) -> None:
+        accept = getattr(self.app, "accept_invitation", None)
+        if accept is not None:
+            accept()
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "accept_invitation":
+            pending = getattr(self.app, "pending_invitation", None)
+            return pending is not None and pending() is not None
+        if action == "online":
+            return self.online is not None
+        return True
 
     def show_notice(self, text: str | None, select: str | None = None, ask_code: bool = False) -> None:
         """A line above the tables that stays (a refused ``--join``) until the player comes to a table (the app
@@ -254,7 +313,7 @@ class LobbyScreen(Screen[None]):
         chosen = self._selected()
         if chosen is None:
             note.update(Content.styled("No tables yet: n new table, p play now, b practice against bots; "
-                                       "h history, t leaders.", "dim"))
+                                       "h history, t leaders, o who's online.", "dim"))
             return
         enter = "Enter" if self._ascii else "⏎"
         code = "; private: asks for its code" if chosen.get("private") else ""
@@ -263,7 +322,7 @@ class LobbyScreen(Screen[None]):
         note.update(Content.assemble(Content.styled(chosen.get("name", ""), "bold"), ": ", game_label(settings),
                                      f", {stakes}" if stakes else "", "; ", rules_label(settings), code,
                                      (f"\n{enter}/j join, w watch, p play, b practice, n new, h history, "
-                                      "t leaders", "dim")))
+                                      "t leaders, o online", "dim")))
 
     @on(DataTable.RowHighlighted)
     def _row_highlighted(self) -> None:
@@ -362,9 +421,12 @@ class LobbyScreen(Screen[None]):
         self.post_message(SendRequest(m.ListTables))
 
     def on_screen_resume(self) -> None:
-        """Back in the lobby: fetch the list and our balance, which a game may have changed."""
+        """Back in the lobby: fetch the list and our balance, which a game may have changed, and who is online."""
         if getattr(self.app, "connection_state", None) == CONNECTED:
             self.action_refresh()
+            refresh = getattr(self.app, "refresh_online", None)
+            if refresh is not None:
+                refresh()
 
     def action_create(self) -> None:
         def done(fields: dict[str, Any] | None) -> None:
@@ -372,6 +434,22 @@ class LobbyScreen(Screen[None]):
                 self.post_message(SendRequest(m.CreateTable, fields))
 
         self.app.push_screen(CreateTableScreen(getattr(self.app, "player_name", "")), callback=done)
+
+
+def online_where(player: dict[str, Any], brief: bool = False) -> str:
+    """Where a player online is, and whether idle or away: " (t3)", " (watching t3)", " (idle)"; or, not
+    ``brief``, "seated at t3", "watching a private table", "in the lobby"."""
+    where, table_id = player.get("where"), player.get("table_id")
+    states = [s for s in ("away", "idle") if player.get(s)]
+    if brief:
+        place = {"seated": f"{table_id}" if table_id else "", "watching": f"watching {table_id or 'a table'}"}
+        words = [w for w in (place.get(where, ""), *states) if w]
+        return f" ({', '.join(words)})" if words else ""
+    if where == "seated":
+        return f"seated at {table_id}" if table_id else "seated"
+    if where == "watching":
+        return f"watching {table_id}" if table_id else "watching a private table"
+    return "in the lobby"
 
 
 def box_label(field: Any) -> str:

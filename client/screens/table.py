@@ -97,8 +97,13 @@ class TableScreen(SteadyScreen, Screen[None]):
                 tooltip="the people here: mute one, or (host) remove one"),
         Binding("j", "copy_join", "Copy join line", show=False,
                 tooltip="copy the join line (how friends come to this table) to the clipboard, and show it whole"),
+        Binding("i", "invite", "Invite", tooltip="host: invite a player online to this table (they get a "
+                "notification, and a minute to join; no private code needed)"),
+        Binding("i", "accept_invitation", "Accept invitation", tooltip="not seated: go to the table a host "
+                "invited you to (for a minute after the invitation)"),
     ]
-    MENU = ("end_game", "sit_out", "come_back", "copy_join", "history", "people", "leave", "toggle_bell")  # with the app's
+    MENU = ("end_game", "sit_out", "come_back", "invite", "copy_join", "history", "people", "leave",
+            "toggle_bell")  # with the app's
     JOIN_LINE_ROWS = 30  # during a game the join line shows only from this height (it costs the log a line)
 
     view: var[dict[str, Any] | None] = var(None, always_update=True, init=False)
@@ -540,7 +545,8 @@ class TableScreen(SteadyScreen, Screen[None]):
                                     key("a"), " I'm back")
         if self.in_waiting_room(view):
             if table.get("host_seat") == me:
-                return Content.assemble("You host this table.\n", key("b"), " add a bot\n", key("x"),
+                invite = (key("i"), " invite a player\n") if self.check_action("invite", ()) else ()
+                return Content.assemble("You host this table.\n", *invite, key("b"), " add a bot\n", key("x"),
                                         " remove a bot\n", key("g"), " start the game")
             host = table.get("host_seat")
             who = Content.styled(self.names.get(host, "?"), "bold") if host is not None else Content("the host")
@@ -660,6 +666,13 @@ class TableScreen(SteadyScreen, Screen[None]):
             return self.playing and self.away
         if action == "copy_join":
             return bool(self.join_commands())
+        if action == "invite":
+            return host and table.get("state") != "finished" and not getattr(self.app, "practice", False) \
+                and "invite" in getattr(self.app, "features", ()) \
+                and len(table.get("members", ())) < (table.get("settings") or {}).get("seats", 0)
+        if action == "accept_invitation":
+            pending = getattr(self.app, "pending_invitation", None)
+            return not host and pending is not None and pending() is not None
         return True
 
     def play(self, action: dict[str, Any]) -> None:
@@ -700,6 +713,27 @@ class TableScreen(SteadyScreen, Screen[None]):
                                                         if mb.get("seat") == me}
         people += [Person(name, "watching", removable=True) for name in self.watchers if name.casefold() not in seated]
         self.app.push_screen(PeopleScreen(people, host))
+
+    def action_invite(self) -> None:
+        """Pick a player online (in the lobby or watching) and invite them to this table."""
+        from .online import InviteScreen
+
+        def chosen(name: str | None) -> None:
+            if name:
+                self.run_worker(self._invite(name), group="net", exit_on_error=False)
+
+        self.app.push_screen(InviteScreen(self.table_id), callback=chosen)
+
+    async def _invite(self, name: str) -> None:
+        ask = getattr(self.app, "ask", None)
+        if ask is not None and await ask(m.Invite, {"name": name}) is not None:
+            self.notify(f"Invitation sent to {name}: they have a minute to join.", title="Invitation", timeout=6,
+                        markup=False)
+
+    def action_accept_invitation(self) -> None:
+        accept = getattr(self.app, "accept_invitation", None)
+        if accept is not None:
+            accept()
 
     def action_add_bot(self) -> None:
         self.post_message(SendRequest(m.AddBot))

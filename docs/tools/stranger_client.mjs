@@ -144,12 +144,13 @@ function sample(xs, k) { const a = [...xs]; for (let i = a.length - 1; i > 0; i-
 
 // PROTOCOL.md §5.1: the keys of each request's `ok` result.
 const RESULT_KEYS = {
-  list_tables: ["tables", "total", "games", "balance", "server_key"], create_table: ["table_id", "seat"],
+  list_tables: ["tables", "total", "games", "balance", "features", "server_key", "gateways"], create_table: ["table_id", "seat"],
   join: ["table_id", "seat"], watch: ["table_id"], leave: [], start: [], add_bot: ["seat"],
   remove_bot: [], end_game: [], act: ["seq"], sit_out: [], seed_commit: [], client_seed: [], chat: [], history: ["rounds"],
   offer_rematch: [], answer_rematch: [], past_rounds: ["rounds", "next"], past_games: ["games", "next"],
   replay: ["game_name", "table_id", "round", "seat", "total", "steps", "next"],
   leaderboard: ["by", "game", "players", "total", "rank", "hidden"], set_hidden: [], ping: [],
+  list_online: ["players", "total"], invite: [],
   stats: ["uptime_s", "period_s", "lag_p50_ms", "lag_p99_ms", "lag_max_ms", "actions_per_s", "requests_per_s",
     "connections", "tables", "tables_playing"],
 };
@@ -164,7 +165,8 @@ const ERRORS = {
   act: ["not_seated", "no_game", "bad_action", "not_your_turn", "illegal_action"], sit_out: ["not_seated", "no_game"],
   seed_commit: ["not_seated", "no_game", "bad_action", "illegal_action"],
   client_seed: ["not_seated", "no_game", "bad_action", "illegal_action"], chat: ["rate_limited", "not_at_table", "too_long", "busy"],
-  history: [], ping: [], stats: [], set_hidden: [], leaderboard: ["no_such_game"],
+  history: [], ping: [], stats: [], set_hidden: [], leaderboard: ["no_such_game"], list_online: [],
+  invite: ["not_at_table", "not_host", "game_running", "no_such_player", "already_at_table", "table_full"],
 };
 const ANY_ERRORS = ["rate_limited", "internal", "busy"];
 const WELCOME_KEYS = ["type", "id", "version", "server", "player_id", "token", "resumed", "table_id", "seat"];

@@ -169,3 +169,45 @@ def test_a_join_to_a_full_table_watches_it_and_says_why(server, friends, tmux, t
     tmux.wait_for("ann", "You are watching this table")
     said = f"Every seat is taken at {table_id}: you are watching it instead."
     wait_until(lambda: said in log_column(tmux.screen("ann")), what="the log says why")
+
+
+@pytest.mark.parametrize("game", GAMES)
+@pytest.mark.parametrize("size", SIZES, ids=["80x24", "120x40"])
+def test_who_is_online_and_invitations_both_ways_on_the_screen(server, friends, tmux, tmp_path, size, game):
+    """The lobby's line and o list who is online and where; bob's invitation to his private table is a
+    notification, and i takes ann there with no code asked; then ann hosts a table and invites cat with i."""
+    width, height = size
+    cat = friends.connect("cat")
+    friends.call(cat.request(m.ListOnline))  # cat's client takes invitations
+    bob = friends.connect("bob")
+    table_id = friends.table(bob, game, seats=3, code="sesame")
+    tmux.start("ann", client(server, "ann", config=tmp_path / "ann"), width, height)
+    screen = tmux.wait_for("ann", f"bob ({table_id})")
+    line = row_of(screen, "Online (")
+    assert "Online (3):" in line and "cat" in line and "o: all" in line
+    tmux.keys("ann", "o")
+    screen = tmux.wait_for("ann", "Who is online")
+    assert f"seated at {table_id} bob's table" in screen and "in the lobby" in screen
+    tmux.keys("ann", "Escape")
+    wait_until(lambda: "Who is online" not in tmux.screen("ann"), what="the list closed")
+
+    friends.call(bob.request(m.Invite, name="ann"))
+    tmux.wait_for("ann", "Accept invitation")  # the key, in the footer; and the notification (painted apart)
+    wait_until(lambda: "bob invites you to" in " ".join(tmux.screen("ann").split()), what="the invitation's notice")
+    tmux.keys("ann", "i")
+    screen = tmux.wait_for("ann", "Waiting for bob")  # at bob's private table: no code was asked
+    assert screen.splitlines()[0].split()[0] == table_id and "is private. Its code:" not in screen
+
+    tmux.keys("ann", "l")  # to the lobby, then a table of her own, and she invites cat
+    tmux.wait_for("ann", "as ann")
+    tmux.keys("ann", "n")
+    tmux.wait_for("ann", "New table")
+    tmux.keys("ann", "C-s")
+    tmux.wait_for("ann", "i invite a player")
+    tmux.keys("ann", "i")
+    tmux.wait_for("ann", "Invite a player")
+    screen = tmux.wait_for("ann", "cat")
+    tmux.keys("ann", "Enter")
+    tmux.wait_for("ann", "Invitation sent to cat")
+    invitation = friends.call(cat.wait_for(lambda: cat.invitations and cat.invitations[-1]))
+    assert invitation.host == "ann" and invitation.table_id != table_id

@@ -122,6 +122,7 @@ class Spec:
     game_entry: list[str]  # an item of the list_tables result's games
     rule_field: list[str]  # an item of a game entry's rules
     gateway: list[str]  # an item of the list_tables result's gateways
+    online_player: list[str]  # an item of list_online's players and the online push's
     table: dict[str, Field]  # view.table
     member: list[str]  # an item of view.table.members
     table_summary: list[str]
@@ -256,6 +257,7 @@ def load(path: Path = PROTOCOL_MD) -> Spec:
         hello_refusals=hello_refusals, other_errors=other_errors, bye_reasons=bye_reasons, settings=settings,
         game_entry=_names(listing.table_after("Game entry")), rule_field=_names(listing.table_after("Rule field")),
         gateway=_names(listing.table_after("Gateway (")),
+        online_player=_names(sections["`list_online` — who is online"].table_after("Online player")),
         table=_field_rows(table_section.tables()[0]), member=_names(table_section.table_after("**Member**")),
         table_summary=_names(summary.tables()[0]), player_summary=_names(summary.tables()[1]),
         events=_events(sections["5.6 Event maps"].tables()[0]), games=games, example=example,

@@ -131,6 +131,7 @@ def test_every_message_in_the_spec_has_exactly_the_fields_and_types_the_code_che
         for field, notation in fields.items():
             assert _doc_type_matches(notation, cls._fields[field].spec), (name, field, notation)
     assert SPEC.table_summary == list(m.TableSummary._fields)
+    assert SPEC.online_player == list(m.OnlinePlayer._fields)
     assert SPEC.player_summary == list(m.PlayerSummary._fields)
     assert SPEC.settings == list(m.TableSettings._fields)
 
@@ -979,6 +980,57 @@ async def _(env: Env) -> None:
         assert await failure(ann.request(m.RemovePlayer, name="ann")) == "bad_target"
 
 
+@provokes("invite", "not_at_table")
+async def _(env: Env) -> None:
+    async with env.connect("ann") as ann, env.connect("bob") as bob:
+        await bob.request(m.ListOnline)
+        assert await failure(ann.request(m.Invite, name="bob")) == "not_at_table"
+
+
+@provokes("invite", "not_host")
+async def _(env: Env) -> None:
+    async with env.connect("ann") as ann, env.connect("bob") as bob, env.connect("cy") as cy:
+        table_id = await env.table(ann, seats=3)
+        await bob.request(m.Join, table_id=table_id)
+        await cy.request(m.ListOnline)
+        assert await failure(bob.request(m.Invite, name="cy")) == "not_host"
+
+
+@provokes("invite", "game_running")
+async def _(env: Env) -> None:
+    async with env.connect("ann") as ann, env.connect("bob") as bob:
+        await env.table(ann, bots=1, start=True)
+        await ann.request(m.EndGame)
+        await bob.request(m.ListOnline)
+        assert await failure(ann.request(m.Invite, name="bob")) == "game_running"
+
+
+@provokes("invite", "no_such_player")
+async def _(env: Env) -> None:
+    async with env.connect("ann") as ann, env.connect("bob") as bob:
+        await env.table(ann)
+        assert await failure(ann.request(m.Invite, name="nobody")) == "no_such_player"
+        assert await failure(ann.request(m.Invite, name="ann")) == "no_such_player"  # herself
+        assert await failure(ann.request(m.Invite, name="bob")) == "no_such_player"  # his client never asked
+
+
+@provokes("invite", "already_at_table")
+async def _(env: Env) -> None:
+    async with env.connect("ann") as ann, env.connect("bob") as bob:
+        await env.table(ann)
+        await env.table(bob)
+        await bob.request(m.ListOnline)
+        assert await failure(ann.request(m.Invite, name="bob")) == "already_at_table"
+
+
+@provokes("invite", "table_full")
+async def _(env: Env) -> None:
+    async with env.connect("ann") as ann, env.connect("bob") as bob:
+        await env.table(ann, seats=2, bots=1)
+        await bob.request(m.ListOnline)
+        assert await failure(ann.request(m.Invite, name="bob")) == "table_full"
+
+
 async def _one_round(env: Env, client: ScriptedClient) -> str:
     """``client`` plays one round against a bot, and the game goes on; the table's id."""
     table_id = await env.playing(client)
@@ -1122,12 +1174,15 @@ async def test_every_request_succeeds_with_exactly_the_documented_result_keys(co
             assert list(entry) == SPEC.game_entry
             assert all(list(rule) == SPEC.rule_field for rule in entry["rules"])
         assert [list(gateway) for gateway in listed["gateways"]] == [SPEC.gateway]  # the test server: its game port
+        assert listed["features"] == ["mute", "notices", "remove_player", "list_online", "invite"]
         assert listed["gateways"][0]["kind"] == "game" and listed["gateways"][0]["local"] is True
         table_id = (await call(ann, m.CreateTable, name="t", settings=m.TableSettings(seats=3)))["table_id"]
         await call(ann, m.AddBot)
         await call(ann, m.RemoveBot, seat=1)
         await call(bob, m.Join, table_id=table_id)
         await call(sam, m.Watch, table_id=table_id)
+        await call(sam, m.ListOnline)
+        await call(ann, m.Invite, name="sam")  # a spectator may be invited to take the free seat
         await ann.request(m.AddBot)
         await call(ann, m.Start)
         for seat, client in ((0, ann), (1, bob)):  # the humans' seeds: the deal waits for both (or the window)
@@ -1149,6 +1204,8 @@ async def test_every_request_succeeds_with_exactly_the_documented_result_keys(co
         await call(ann, m.Replay, table_id=table_id, round=1)
         await call(ann, m.Leaderboard)
         await call(ann, m.SetHidden, hidden=True)
+        online = await sam.request(m.ListOnline)
+        assert [list(p) for p in online["players"]] == [SPEC.online_player] * online["total"]
         await call(ann, m.Mute, name="sam")
         await call(ann, m.Mutes)
         await call(ann, m.Notices)

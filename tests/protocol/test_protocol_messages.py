@@ -28,9 +28,10 @@ def test_registry_names_every_required_message():
         "hello", "list_tables", "create_table", "join", "watch", "leave", "start",
         "add_bot", "remove_bot", "end_game", "act", "sit_out", "seed_commit", "client_seed", "chat", "history", "ping",
         "past_rounds", "past_games", "replay", "leaderboard", "set_hidden", "offer_rematch", "answer_rematch",
-        "stats", "mute", "mutes", "remove_player", "notices",
+        "stats", "mute", "mutes", "remove_player", "notices", "list_online", "invite",
     }
-    server = {"welcome", "ok", "error", "tables", "view", "event", "chat_message", "notice", "bye"}
+    server = {"welcome", "ok", "error", "tables", "view", "event", "chat_message", "notice", "bye", "online",
+              "invitation"}
     assert m.CLIENT_MESSAGE_TYPES == client
     assert m.SERVER_MESSAGE_TYPES == server
     assert set(m.MESSAGE_TYPES) == client | server
