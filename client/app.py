@@ -22,7 +22,7 @@ import sys
 import time
 from dataclasses import dataclass
 from functools import cached_property
-from typing import TYPE_CHECKING, Any, Callable, Mapping
+from typing import TYPE_CHECKING, Any, Callable
 
 from textual import events
 from textual.app import App
@@ -49,6 +49,7 @@ from .messages import (
     ViewChanged,
 )
 from .config import ClientConfig
+from .cues import desktop_notification  # noqa: F401  (the cues' one home; kept here for its importers)
 from .fairness import KNOWN_SERVERS, DealWatch, KnownServers
 from .render import Display, clean_data, plain
 from .screens.table import TableScreen
@@ -84,25 +85,6 @@ def terminal_attached() -> bool:
         return all(stream is not None and stream.isatty() for stream in (sys.__stdin__, sys.__stdout__))
     except ValueError:  # a closed stream
         return False
-
-
-def desktop_notification(title: str, body: str, environ: Mapping[str, str]) -> str:
-    """The escape sequence that raises a desktop notification in this terminal, or "" if we do not know one.
-
-    OSC 9 (iTerm2, WezTerm, ConEmu), OSC 99 (kitty), OSC 777 (VTE terminals
-    such as GNOME Terminal, foot, urxvt). Other terminals get only the bell:
-    an unknown OSC could show up as garbage. Over SSH only ``TERM`` and
-    ``LC_TERMINAL`` (sent by iTerm2) usually come through.
-    """
-    term, program = environ.get("TERM", ""), environ.get("TERM_PROGRAM", "")
-    text = f"{title}: {body}".replace("\x1b", "").replace("\x07", "").replace(";", ",")
-    if program in ("iTerm.app", "WezTerm") or environ.get("LC_TERMINAL") == "iTerm2" or "ConEmuANSI" in environ:
-        return f"\x1b]9;{text}\x07"
-    if term == "xterm-kitty" or "KITTY_WINDOW_ID" in environ:
-        return f"\x1b]99;;{text}\x1b\\"
-    if "VTE_VERSION" in environ or term.startswith(("foot", "rxvt")):
-        return f"\x1b]777;notify;{title.replace(';', ',')};{body.replace(';', ',')}\x07"
-    return ""
 
 
 class NoticeApp(App[None]):
@@ -176,6 +158,7 @@ class DabApp(App[None]):
         self.expect_table = expect_table  # the session is already seated (practice): no lobby first
         self.config = config or ClientConfig()  # not saved unless it came from a file
         self.alerts: list[str] = []  # "your turn" alerts given (what the tests look at)
+        self._titled = False  # the terminal's title says it is our turn (cues.turn_title): put it back after
         self.deals = DealWatch()  # our client seed for each round, and each round's check (docs/FAIRNESS.md)
         # The server's key, pinned per server (``pin_as``: its host:port; None, a practice game: never pinned).
         self.pin_as = pin_as
@@ -325,6 +308,7 @@ class DabApp(App[None]):
         self.exit(return_code=1)
 
     async def on_unmount(self) -> None:
+        self.turn_over()  # the terminal's own title back before it is handed back
         if self.session is not None:
             await self.session.close()
 
@@ -562,6 +546,7 @@ class DabApp(App[None]):
 
     def _back_to_lobby(self, show: bool = True) -> None:
         """Close the table and whatever is on it; ``show``: and be in the lobby (else a new table follows)."""
+        self.turn_over()
         self.table_screen = None
         self.table_id = self.view = None
         lobby = self.lobby if show or self._lobby_made() else None
@@ -795,13 +780,35 @@ class DabApp(App[None]):
 
     # ------------------------------------------------------------ actions
 
-    def alert_turn(self) -> None:
-        """A decision just became ours: ring the bell, and raise a desktop notification where we can."""
-        if not self.config.bell:
-            return
-        text = "\a" + desktop_notification("Down and Back", "your turn", os.environ)
+    def alert_turn(self, table_name: str = "") -> None:
+        """A decision just became ours: the title says so (until :meth:`turn_over`), the bell rings (unless
+        turned off) and, if asked for, a desktop notification (:mod:`client.cues`)."""
+        from . import cues
+
+        text = ""
+        if not self._titled:
+            text += cues.SAVE_TITLE
+        self._titled = True
+        text += cues.title(cues.turn_title(table_name))
+        if self.config.bell:
+            text += cues.BELL
+        if self.config.notify:
+            where = f"your turn at {table_name}" if table_name else "your turn"
+            text += desktop_notification("Down and Back", where, os.environ, unknown="osc9")
         self.alerts.append(text)
-        if not self.is_headless and self._driver is not None:
+        self._write(text)
+
+    def turn_over(self) -> None:
+        """The decision is not ours any more (played, timed out, the table left): put the title back."""
+        from . import cues
+
+        if self._titled:
+            self._titled = False
+            self._write(cues.title(cues.RESTING) + cues.RESTORE_TITLE)
+
+    def _write(self, text: str) -> None:
+        """Bytes for the terminal itself (not the screen): a real terminal's, never a test's headless one."""
+        if text and not self.is_headless and self._driver is not None:
             self._driver.write(text)
 
     def action_toggle_bell(self) -> None:
@@ -809,6 +816,13 @@ class DabApp(App[None]):
         self.config.save()
         self.notify("Your-turn bell on." if self.config.bell else "Your-turn bell off (n at the table turns it on).",
                     timeout=3)
+
+    def action_toggle_notify(self) -> None:
+        """Desktop notifications of your turn, on or off (remembered; off until asked for)."""
+        self.config.notify = not self.config.notify
+        self.config.save()
+        self.notify("Desktop notification of your turn on (in terminals that show them)." if self.config.notify
+                    else "Desktop notification of your turn off (N at the table turns it on).", timeout=4)
 
     async def action_quit(self) -> None:
         """Quit; during a game, only after a yes (a second ctrl+q quits at once)."""

@@ -1,4 +1,4 @@
-"""The user's remembered settings: name, last server, resume token per server, the turn bell.
+"""The user's remembered settings: name, last server, resume token per server, the turn bell and notification.
 
 A small JSON file in ``platformdirs.user_config_dir("down-and-back")``; the
 ``DAB_CONFIG_DIR`` environment variable (or an explicit directory) overrides
@@ -42,7 +42,8 @@ class ClientConfig:
     name: str | None = None
     last_server: str | None = None
     tokens: dict[str, str] = field(default_factory=dict)
-    bell: bool = True  # ring (and notify the desktop) when a decision becomes yours
+    bell: bool = True  # ring when a decision becomes yours
+    notify: bool = False  # ... and raise a desktop notification (client.cues): off until asked for
     practice_game: str | None = None  # the game the last practice was (``--game``), played again by default
     practice_level: str | None = None  # the bots' level the last practice asked for (``--level``), asked again
     path: Path | None = field(default=None, compare=False, repr=False)
@@ -60,6 +61,7 @@ class ClientConfig:
         server = data.get("last_server")
         tokens = data.get("tokens")
         bell = data.get("bell", True)
+        notify = data.get("notify", False)
         practice_game = data.get("practice_game")
         practice_level = data.get("practice_level")
         return cls(
@@ -68,6 +70,7 @@ class ClientConfig:
             tokens={k: v for k, v in tokens.items() if isinstance(k, str) and isinstance(v, str)}
             if isinstance(tokens, dict) else {},
             bell=bell if isinstance(bell, bool) else True,
+            notify=notify is True,
             practice_game=practice_game if isinstance(practice_game, str) else None,
             practice_level=practice_level if isinstance(practice_level, str) else None,
             path=path,
@@ -80,6 +83,8 @@ class ClientConfig:
         data: dict[str, object] = {"name": self.name, "last_server": self.last_server, "tokens": self.tokens}
         if not self.bell:  # on is the default: only a choice to silence it is written
             data["bell"] = False
+        if self.notify:  # off is the default
+            data["notify"] = True
         if self.practice_game is not None:
             data["practice_game"] = self.practice_game
         if self.practice_level is not None:

@@ -154,8 +154,8 @@ class LobbyScreen(Screen[None]):
         Binding("t", "leaderboard", "Leaders", show=False, tooltip="the leaderboard: players by chips or games won; hide me"),
         Binding("escape", "dismiss_notice", "Dismiss", show=False, tooltip="dismiss the line above the tables"),
         Binding("o", "online", "Online", show=False, tooltip="who is online: where each player is, idle or away"),
-        Binding("i", "accept_invitation", "Accept invitation",
-                tooltip="go to the table a host invited you to (for a minute after the invitation)"),
+        Binding("i", "accept_invitation", "Accept invitation", tooltip="go to the table you are invited to "
+                "(for a minute)"),
     ]
 
     tables: var[list[dict[str, Any]]] = var(list, always_update=True, init=False)

@@ -88,22 +88,22 @@ class TableScreen(SteadyScreen, Screen[None]):
         Binding("a", "come_back", "I'm back", tooltip=SIT_OUT),
         Binding("E", "end_game", "End game", show=False, tooltip="host: end the game for everyone (asks first)"),
         Binding("l", "leave", "Leave", show=False, tooltip="leave the table (during a game your seat is kept)"),
-        Binding("n", "toggle_bell", "Bell", show=False,
-                tooltip="your-turn bell and notification off/on (remembered)"),
+        Binding("n", "toggle_bell", "Bell", show=False, tooltip="your-turn bell off/on (remembered)"),
+        Binding("N", "toggle_notify", "Notify", show=False,
+                tooltip="your-turn desktop notification on/off (remembered)"),
         Binding("H", "history", "History", show=False, tooltip="your finished rounds at this table, and their replays"),
         Binding("f", "fair", "Fair deal", show=False,
                 tooltip="the fair deal: what this round's check proves, the seeds, the server's key"),
         Binding("p", "people", "People", show=False,
                 tooltip="the people here: mute one, or (host) remove one"),
         Binding("j", "copy_join", "Copy join line", show=False,
-                tooltip="copy the join line (how friends come to this table) to the clipboard, and show it whole"),
-        Binding("i", "invite", "Invite", tooltip="host: invite a player online to this table (they get a "
-                "notification, and a minute to join; no private code needed)"),
-        Binding("i", "accept_invitation", "Accept invitation", tooltip="not seated: go to the table a host "
-                "invited you to (for a minute after the invitation)"),
+                tooltip="copy how friends join this table (the join line)"),
+        Binding("i", "invite", "Invite", tooltip="host: invite a player online to this table"),
+        Binding("i", "accept_invitation", "Accept invitation", tooltip="go to the table you are invited to "
+                "(for a minute)"),
     ]
     MENU = ("end_game", "sit_out", "come_back", "invite", "copy_join", "history", "people", "leave",
-            "toggle_bell")  # with the app's
+            "toggle_bell", "toggle_notify")  # with the app's
     JOIN_LINE_ROWS = 30  # during a game the join line shows only from this height (it costs the log a line)
 
     view: var[dict[str, Any] | None] = var(None, always_update=True, init=False)
@@ -364,10 +364,10 @@ class TableScreen(SteadyScreen, Screen[None]):
         self._update_seats(game, table, me, members)
         board.show(game)
         mine = self.LIVE and me is not None and me in to_act and not self.away
-        if mine and not self._mine:
-            alert = getattr(self.app, "alert_turn", None)
-            if alert is not None:
-                alert()
+        if mine != self._mine:
+            cue = getattr(self.app, "alert_turn" if mine else "turn_over", None)
+            if cue is not None:
+                cue(table.get("name") or self.table_id) if mine else cue()
         self._mine = mine
         self._update_clock(view.get("deadline_ms"), to_act, me)
         self.update_prompt()
@@ -822,6 +822,11 @@ class TableScreen(SteadyScreen, Screen[None]):
 
     def action_toggle_bell(self) -> None:
         toggle = getattr(self.app, "action_toggle_bell", None)
+        if toggle is not None:
+            toggle()
+
+    def action_toggle_notify(self) -> None:
+        toggle = getattr(self.app, "action_toggle_notify", None)
         if toggle is not None:
             toggle()
 
