@@ -5,7 +5,6 @@ from a server that does not clean names (this one is made not to)."""
 
 from __future__ import annotations
 
-import asyncio
 import fcntl
 import json
 import os
@@ -25,6 +24,7 @@ import pytest
 
 import server.lobby
 from client.cues import RESTORE_TITLE, SAVE_TITLE
+from friends import Friends
 from protocol import messages as m
 from scripted import ScriptedClient
 from server.lobby import Lobby, LobbyConfig
@@ -36,14 +36,11 @@ HOSTILE = "tea\x1b]2;pwned\x07\x9d2;owned\x9c\x1b[31m room\u202e"  # an OSC, C1 
 SHOWN = "tea2;owned room"  # what is left of it once every control is gone
 
 
-class BackgroundServer:
-    """A real dab-server (in-process, on its own event loop in a thread) and scripted players of it."""
+class BackgroundServer(Friends):
+    """A real dab-server (in-process, on the friends' event loop in its thread) and scripted players of it."""
 
     def __init__(self) -> None:
-        self.loop = asyncio.new_event_loop()
-        self.thread = threading.Thread(target=self.loop.run_forever, daemon=True)
-        self.thread.start()
-        self.clients: list[ScriptedClient] = []
+        super().__init__()
 
         async def start() -> GameServer:
             config = LobbyConfig(table=TableConfig(turn_timeout=3.0, bot_delay=0.2, away_delay=0.1, round_pause=30.0,
@@ -54,26 +51,14 @@ class BackgroundServer:
             return game_server
 
         self.server = self.call(start())
-
-    def call(self, coroutine, timeout: float = 30.0):
-        return asyncio.run_coroutine_threadsafe(coroutine, self.loop).result(timeout)
-
-    def connect(self, name: str) -> ScriptedClient:
-        async def connect() -> ScriptedClient:
-            client = ScriptedClient(self.server.port, name)
-            await client.link.connect()
-            return client
-
-        client = self.call(connect())
-        self.clients.append(client)
-        return client
+        self.port = self.server.port
 
     def close(self) -> None:
         for client in self.clients:
             self.call(client.link.close())
+        self.clients.clear()
         self.call(self.server.close(grace=0.5))
-        self.loop.call_soon_threadsafe(self.loop.stop)
-        self.thread.join(5)
+        super().close()
 
 
 class Terminal:

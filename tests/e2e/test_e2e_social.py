@@ -4,16 +4,14 @@ who is online, an invitation."""
 
 from __future__ import annotations
 
-import asyncio
 import re
 import sys
-import threading
 from pathlib import Path
 
 import pytest
 
+from friends import Friends
 from protocol import messages as m
-from scripted import ScriptedClient
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "ssh"))
 from ssh_helpers import ROOT, Server, Tmux, needs_openssh, wait_until  # noqa: E402  (the SSH tests' real server, tmux)
@@ -46,50 +44,9 @@ def client(server: Server, name: str, *extra: str, config: Path) -> list[str]:
             "client", f"127.0.0.1:{server.game_port}", "--name", name, *extra]
 
 
-class Friends:
-    """Scripted players who stay connected while the test drives the terminals: their own event loop, in a thread."""
-
-    def __init__(self, server: Server) -> None:
-        self.server = server
-        self.loop = asyncio.new_event_loop()
-        self.thread = threading.Thread(target=self.loop.run_forever, daemon=True)
-        self.thread.start()
-        self.clients: list[ScriptedClient] = []
-
-    def call(self, coroutine, timeout: float = 30.0):
-        return asyncio.run_coroutine_threadsafe(coroutine, self.loop).result(timeout)
-
-    def connect(self, name: str) -> ScriptedClient:
-        async def connect() -> ScriptedClient:
-            client = ScriptedClient(self.server.game_port, name)
-            await client.link.connect()
-            return client
-
-        client = self.call(connect())
-        self.clients.append(client)
-        return client
-
-    def table(self, host: ScriptedClient, game: str, seats: int = 3, bots: int = 0, code: str | None = None) -> str:
-        """``host`` makes a table (and stays at it, so it stays open)."""
-        async def make() -> str:
-            created = await host.request(m.CreateTable, name=f"{host.name}'s table", private_code=code,
-                                         settings=m.TableSettings(game=game, seats=seats))
-            for _ in range(bots):
-                await host.request(m.AddBot)
-            return created["table_id"]
-
-        return self.call(make())
-
-    def close(self) -> None:
-        for client in self.clients:
-            self.call(client.link.close())
-        self.loop.call_soon_threadsafe(self.loop.stop)
-        self.thread.join(5)
-
-
 @pytest.fixture
 def friends(server):
-    friends = Friends(server)
+    friends = Friends(server.game_port)
     yield friends
     friends.close()
 
