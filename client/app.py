@@ -208,6 +208,17 @@ class DabApp(App[None]):
     def clock(self) -> float:
         return time.monotonic()
 
+    def get_driver_class(self) -> Any:
+        """Textual's own driver, but in a terminal on Linux or macOS the one whose input sleeps while idle
+        (:mod:`client.driver`)."""
+        from textual import constants
+
+        if constants.DRIVER is None and sys.platform != "win32":
+            from .driver import QuietDriver
+
+            return QuietDriver
+        return super().get_driver_class()
+
     async def run_async(self, *, headless: bool = False, **options: Any) -> None:
         """Run full screen; refuse (with :data:`NO_TERMINAL`) when there is no terminal to run in."""
         if not headless and not terminal_attached():
@@ -263,16 +274,25 @@ class DabApp(App[None]):
         """
         import asyncio
 
-        asyncio.get_running_loop().add_signal_handler(signal.SIGHUP, self.exit, None, TERMINAL_GONE)
+        loop = asyncio.get_running_loop()
+        loop.add_signal_handler(signal.SIGHUP, self.exit, None, TERMINAL_GONE)
         self._resume_only_after_a_suspension()
-        poller = select.poll()
-        poller.register(sys.__stdin__.fileno(), 0)  # hang-up and errors are always reported
+        if not hasattr(select, "epoll"):  # (not Linux) looked at once a second
+            poller = select.poll()
+            poller.register(sys.__stdin__.fileno(), 0)  # hang-up and errors are always reported
+            self.set_interval(1.0, lambda: poller.poll(0) and self.exit(return_code=TERMINAL_GONE))
+            return
+        # An epoll set of its own, watching standard input for nothing but its hang-up and errors (always
+        # reported): it becomes readable when they come, so nothing wakes an idle client to look.
+        watch = select.epoll()
+        watch.register(sys.__stdin__.fileno(), 0)
 
-        def check() -> None:
-            if poller.poll(0):
-                self.exit(return_code=TERMINAL_GONE)
+        def gone() -> None:
+            loop.remove_reader(watch.fileno())
+            watch.close()
+            self.exit(return_code=TERMINAL_GONE)
 
-        self.set_interval(1.0, check)
+        loop.add_reader(watch.fileno(), gone)
 
     def _resume_only_after_a_suspension(self) -> None:
         """A terminal that hangs up sends SIGCONT along with SIGHUP. Textual's SIGCONT handler

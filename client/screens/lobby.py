@@ -24,7 +24,7 @@ from protocol import messages as m
 from ..games import DEFAULT_GAME, game_title
 from ..session import CONNECTED
 from ..messages import PracticeRequested, SendRequest
-from ..widgets.basics import TooSmall
+from ..widgets.basics import QuietBackground, TooSmall
 
 
 CODE_ALPHABET = "abcdefghjkmnpqrstuvwxyz23456789"  # generated codes: no look-alikes (l 1, o 0, i)
@@ -137,7 +137,7 @@ def lobby_columns() -> tuple[tuple[str, int], ...]:
     return (("Id", 4), ("Table", 14), ("Players", PLAYERS_WIDTH), ("Seats", 5), ("Game", 13), ("State", 16))
 
 
-class LobbyScreen(Screen[None]):
+class LobbyScreen(QuietBackground, Screen[None]):
     AUTO_FOCUS = "#tables"
     BINDINGS = [
         Binding("n", "create", "New table", tooltip="create a table: stakes, seats, house rules, a private code"),

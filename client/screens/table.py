@@ -31,7 +31,7 @@ from ..games import DEFAULT_GAME, board_class
 from ..games.board import Board
 from ..messages import PlayAction, RequestRejected, SendRequest
 from ..render import Display, render_parts
-from ..widgets.basics import Countdown, KeysFooter, LineLog, SteadyScreen, TooSmall, on_stack
+from ..widgets.basics import Countdown, KeysFooter, LineLog, QuietBackground, SteadyScreen, TooSmall, on_stack
 from ..widgets.table import Prompt, SeatPanel, SeatState, SidePanel
 
 if TYPE_CHECKING:
@@ -71,7 +71,7 @@ class ChatInput(Input):
             screen.call_later(screen.typing_done)
 
 
-class TableScreen(SteadyScreen, Screen[None]):
+class TableScreen(QuietBackground, SteadyScreen, Screen[None]):
     AUTO_FOCUS = "#board .board-focus, #board"
 
     # The tooltip is the longer description the help page and the table menu show.
