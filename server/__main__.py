@@ -34,7 +34,7 @@ from typing import TYPE_CHECKING
 from protocol.messages import DEFAULT_PORT, is_host
 
 from . import __version__
-from .gateway import GatewayThread
+from .gateway import SESSION_CLIENTS, GatewayThread
 from .keys import BadKeyFile, ServerKey
 from .lobby import Lobby, LobbyConfig, server_key
 from .net import GameServer, NetConfig, warm_games
@@ -172,6 +172,10 @@ def build_parser() -> argparse.ArgumentParser:
                      help="another origin whose pages may open the game's WebSocket, e.g. "
                      "https://cards.example.org behind a proxy that changes the Host (repeatable; by default only "
                      "the page's own origin may)")
+    parser.add_argument("--session-clients", choices=SESSION_CLIENTS, default="fork",
+                        help="how the SSH and browser sessions' clients start: forked by a fork server that has "
+                             "imported the client (default: fast, memory shared; exec where fork is not "
+                             "available), or each exec'd afresh")
     parser.add_argument("--server-name", default=None, metavar="NAME", help="the name players see this server by "
                         "in the SSH and browser clients' lobby and the page's title (default: this machine's host name)")
     parser.add_argument("--seed", default=None, help="fixed shuffle seed (testing and replays only)")
@@ -271,7 +275,7 @@ async def serve(args: argparse.Namespace, store: Store | None = None) -> int:
     gc.freeze()
     log.info("Down and Back server listening on %s", ", ".join(server.addresses))
     gateway = None
-    thread = GatewayThread() if args.ssh_port is not None or args.web_port is not None else None
+    thread = GatewayThread(args.session_clients) if args.ssh_port is not None or args.web_port is not None else None
     if args.ssh_port is not None:
         gateway = await start_ssh(args, lobby, server.port, thread)
         if gateway is None:

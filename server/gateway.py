@@ -39,6 +39,7 @@ import time
 from pathlib import Path
 from typing import Any, Callable, Coroutine, TypeVar
 
+from .fork_server import ForkedClient, ForkServer, ForkServerUnavailable, available as fork_available
 from .limits import CLIENT_NICENESS
 
 log = logging.getLogger(__name__)
@@ -71,18 +72,29 @@ def client_environment(**extra: str) -> dict[str, str]:
             "DAB_GATEWAY": "1", **extra}
 
 
+_FORK_SERVERS: dict[asyncio.AbstractEventLoop, ForkServer] = {}  # a gateway thread's loop -> its fork server
+
+
 async def start_client(args: list[str], token: str, *, env: dict[str, str], stdin: Any, stdout: Any, stderr: Any,
-                       terminal: bool = False) -> asyncio.subprocess.Process:
+                       terminal: bool = False) -> asyncio.subprocess.Process | ForkedClient:
     """Start a session's ``dab-client ARGS`` (the one place both gateways start one).
 
-    The token reaches it on a pipe (``--token-fd``), never on its command line or in its environment; with
-    ``terminal`` its standard input (a PTY) becomes its controlling terminal."""
+    Forked by the gateway thread's fork server (:mod:`server.fork_server`) when it has one, else (or when it
+    cannot) run by exec. The token reaches it on a pipe (``--token-fd``), never on its command line or in its
+    environment; with ``terminal`` its standard input (a PTY) becomes its controlling terminal."""
     token_r, token_w = os.pipe()
     try:
         os.write(token_w, token.encode())  # a few dozen bytes: the pipe holds them
     finally:
         os.close(token_w)
     try:
+        forks = _FORK_SERVERS.get(asyncio.get_running_loop())
+        if forks is not None:
+            try:
+                return await forks.spawn(args, token_r, env=env, stdin=stdin, stdout=stdout, stderr=stderr,
+                                         terminal=terminal)
+            except ForkServerUnavailable as exc:
+                log.warning("a session's client starts by exec: the fork server could not fork it (%s)", exc)
         return await asyncio.create_subprocess_exec(
             sys.executable, "-I", str(BOOT), str(ROOT), str(CLIENT_NICENESS), "1" if terminal else "0",
             *args, "--token-fd", str(token_r), stdin=stdin, stdout=stdout, stderr=stderr, env=env,
@@ -183,14 +195,31 @@ class Resizes:
             self._timer = None
 
 
-class GatewayThread:
-    """The gateways' event loop, in a thread of its own (see the module's docstring)."""
+SESSION_CLIENTS = ("fork", "exec")  # how sessions' clients start (dab-server --session-clients)
 
-    def __init__(self) -> None:
+
+class GatewayThread:
+    """The gateways' event loop, in a thread of its own (see the module's docstring), and the sessions' fork
+    server (``session_clients`` "fork", where the platform can: else, and with "exec", clients are exec'd)."""
+
+    def __init__(self, session_clients: str = "fork") -> None:
         self.game_loop = asyncio.get_running_loop()
         self.loop = asyncio.new_event_loop()
+        self.forks: ForkServer | None = None
+        if session_clients == "fork":
+            if fork_available():
+                self.forks = ForkServer(ROOT, CLIENT_NICENESS, client_environment())
+            else:
+                log.warning("this platform cannot fork session clients (no fork or pidfd): each starts by exec")
         self._thread = threading.Thread(target=self._run, name="dab-gateways", daemon=True)
         self._thread.start()
+        if self.forks is not None:
+            self.loop.call_soon_threadsafe(self._start_forks)
+
+    def _start_forks(self) -> None:
+        assert self.forks is not None
+        _FORK_SERVERS[self.loop] = self.forks
+        self.forks.start()
 
     def _run(self) -> None:
         asyncio.set_event_loop(self.loop)
@@ -223,6 +252,12 @@ class GatewayThread:
         self.game_loop.call_soon_threadsafe(call, *args)
 
     async def stop(self) -> None:
-        """From the game's loop, once the gateways are closed: end the thread."""
+        """From the game's loop, once the gateways are closed: end the fork server and the thread."""
+        if self.forks is not None:
+            _FORK_SERVERS.pop(self.loop, None)
+            try:
+                await self.run(self.forks.close())
+            except RuntimeError:  # (the loop has stopped already)
+                pass
         self.loop.call_soon_threadsafe(self.loop.stop)
         await asyncio.get_running_loop().run_in_executor(None, self._thread.join, 10.0)

@@ -76,3 +76,33 @@ def stop(proc: subprocess.Popen, wait: float = 15) -> list[int]:
     finally:
         killed = reap(left)
     return killed
+
+
+def _cmdline(pid: int) -> bytes:
+    try:
+        return Path(f"/proc/{pid}/cmdline").read_bytes()
+    except OSError:  # gone
+        return b""
+
+
+def _children(pid: int) -> list[int]:
+    found = subprocess.run(["pgrep", "-P", str(pid)], capture_output=True, text=True).stdout
+    return [int(child) for child in found.split()]
+
+
+def fork_server(pid: int) -> int | None:
+    """The session-client fork server of the server ``pid`` (its child running client_zygote.py), if any."""
+    return next((child for child in _children(pid) if b"client_zygote.py" in _cmdline(child)), None)
+
+
+def session_clients(pid: int) -> list[int]:
+    """The clients the server ``pid`` runs for its SSH sessions and browser tabs: the children of its fork
+    server, and those it exec'd itself (its history worker and the fork server itself left out)."""
+    clients = []
+    for child in _children(pid):
+        command = _cmdline(child)
+        if b"client_zygote.py" in command:
+            clients.extend(_children(child))
+        elif b"server.history_worker" not in command:
+            clients.append(child)
+    return clients

@@ -68,10 +68,9 @@ class Server:
         return len(os.listdir(f"/proc/{self.proc.pid}/fd"))
 
     def children(self) -> list[int]:
-        """The server's child processes that are clients it runs for SSH sessions (its history worker, which
-        a large client's side panel may start, is left out)."""
-        found = subprocess.run(["pgrep", "-P", str(self.proc.pid)], capture_output=True, text=True)
-        return [int(pid) for pid in found.stdout.split() if not _is_history_worker(int(pid))]
+        """The clients the server runs for SSH sessions: its fork server's children, or its own exec'd ones
+        (its history worker, which a large client's side panel may start, is left out)."""
+        return reaping.session_clients(self.proc.pid)
 
     def ssh(self, key: Path | None, user: str, *extra: str, port: int | None = None,
             command: str | None = None) -> list[str]:
@@ -134,13 +133,6 @@ class Tmux:
 
     def close(self) -> None:
         subprocess.run([TMUX, "-L", self.socket, "kill-server"], capture_output=True)
-
-
-def _is_history_worker(pid: int) -> bool:
-    try:
-        return b"server.history_worker" in Path(f"/proc/{pid}/cmdline").read_bytes()
-    except OSError:  # gone
-        return False
 
 
 def _quote(text: str) -> str:

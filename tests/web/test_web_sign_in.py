@@ -3,7 +3,8 @@ WebSocket needs the one-time ticket the form's answer gives, and ``--no-web-gues
 
 from __future__ import annotations
 
-from pathlib import Path
+import re
+
 from types import SimpleNamespace
 
 import pytest
@@ -11,7 +12,8 @@ import pytest
 from scripted import ScriptedClient
 from server.web import BAD_TOKEN, GUESTS_OFF, NO_TICKET
 
-from web_helpers import aiohttp, browser, screen_of, server_children, sign_in, start_server, stop_server, tab
+from web_helpers import (aiohttp, browser, painted_of, screen_of, screen_text, sign_in, start_server,
+                         stop_server, tab)
 
 
 @pytest.fixture(scope="module")
@@ -71,11 +73,13 @@ async def test_a_tab_gets_a_terminal_no_larger_than_500_by_200(served):
     async with browser(served.url) as http:
         _, address = await sign_in(http, url, "Huge")
         async with http.ws_connect(address + "?width=100000&height=100000") as socket:
-            assert "lobby" in await screen_of(socket)
-            (client,) = [pid for pid in server_children(proc) if b"--name=Huge" in
-                         Path(f"/proc/{pid}/cmdline").read_bytes()]
-            environment = Path(f"/proc/{client}/environ").read_bytes().split(b"\0")
-            assert b"COLUMNS=500" in environment and b"ROWS=200" in environment
+            painted = await painted_of(socket)
+            assert "lobby" in screen_text(painted)
+            # The client paints a 500x200 screen: its cursor goes to row 200 (the footer), never further,
+            # and its lines are 500 wide (a forked client's /proc environ is its fork server's: not read).
+            rows = [int(row) for row in re.findall(rb"\x1b\[(\d+);\d+H", painted)]
+            widths = [len(screen_text(line).rstrip("\r\n")) for line in re.split(rb"\x1b\[\d+;\d+H", painted)]
+            assert max(rows) == 200 and max(widths) == 500, (max(rows), max(widths))
             await socket.send_json(["resize", {"width": 10 ** 9, "height": 10 ** 9}])
             await socket.send_json(["stdin", "r"])  # refresh: the client still answers
             assert "lobby" in await screen_of(socket)

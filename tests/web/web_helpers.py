@@ -46,17 +46,9 @@ def start_server(tmp_path: Path, *extra: str, cwd: Path = ROOT,
 
 
 def server_children(proc: subprocess.Popen[bytes]) -> list[int]:
-    """The server's child processes that are tabs' clients (its history worker, which a large tab's table
-    screen may start, is left out)."""
-    found = subprocess.run(["pgrep", "-P", str(proc.pid)], capture_output=True, text=True).stdout
-    return [int(pid) for pid in found.split() if not _is_history_worker(int(pid))]
-
-
-def _is_history_worker(pid: int) -> bool:
-    try:
-        return b"server.history_worker" in Path(f"/proc/{pid}/cmdline").read_bytes()
-    except OSError:  # gone
-        return False
+    """The tabs' clients the server runs: its fork server's children, or its own exec'd ones (its history
+    worker, which a large tab's table screen may start, is left out)."""
+    return reaping.session_clients(proc.pid)
 
 
 def stop_server(proc: subprocess.Popen[bytes]) -> None:
@@ -119,6 +111,11 @@ def _outcome(url: str, status: int, page: str) -> tuple[int, str]:
 async def screen_of(socket, until: str = "lobby") -> str:
     """What a tab's terminal shows once it shows ``until`` (the lobby), or the socket closes (a refusal), or 20 s
     pass."""
+    return screen_text(await painted_of(socket, until))
+
+
+async def painted_of(socket, until: str = "lobby") -> bytes:
+    """The bytes a tab's terminal got until it showed ``until`` (as :func:`screen_of` waits)."""
     received = bytearray()
     deadline = time.monotonic() + 20
     while until not in screen_text(bytes(received)) and time.monotonic() < deadline:
@@ -129,7 +126,7 @@ async def screen_of(socket, until: str = "lobby") -> str:
         if message.type != aiohttp.WSMsgType.BINARY:
             break
         received.extend(message.data)
-    return screen_text(bytes(received))
+    return bytes(received)
 
 
 async def tab(http, socket_url: str) -> str:
