@@ -34,10 +34,27 @@ TOKEN_FD = 3  # where a child finds its token pipe (its --token-fd)
 
 def _preload() -> None:
     """What every session's client would import and build first, done once here."""
+    import importlib
+    import pkgutil
+
+    import client
     import client.__main__  # noqa: F401  (the client, Textual, Rich, msgpack, the protocol)
-    import client.app  # noqa: F401
-    import textual.drivers.linux_driver  # noqa: F401
-    import textual.drivers.web_driver  # noqa: F401
+
+    for module in pkgutil.walk_packages(client.__path__, "client."):  # every screen, widget and game
+        try:
+            importlib.import_module(module.name)
+        except Exception:  # noqa: BLE001 (a child imports what it needs itself)
+            pass
+    for name in ("textual.drivers.linux_driver", "textual.drivers.web_driver", "textual.drivers.headless_driver",
+                 "textual.pilot", "textual.scrollbar", "textual.coordinate", "textual._two_way_dict",
+                 "textual.layouts.factory", "textual.layouts.horizontal", "textual.layouts.vertical",
+                 "textual.layouts.grid", "textual.layouts.stream", "textual.renderables.styled",
+                 "textual.widgets._data_table", "textual.widgets._checkbox", "textual.widgets._toggle_button",
+                 "textual.widgets._input", "textual.widgets._static", "textual.widgets._footer", "rich._emoji_codes"):
+        try:  # what a client's first screens import as they are first shown
+            importlib.import_module(name)
+        except ImportError:
+            pass
     from client.games import BOARDS, board_class
 
     for name in list(BOARDS):
@@ -80,6 +97,20 @@ def _receive(sock: socket.socket) -> tuple[dict | None, list[int]]:
     return json.loads(data), list(fds)
 
 
+def _name_process(args: list) -> None:
+    """Name the child "dab NAME" (its /proc comm, what ps and top show: its command line is the zygote's)."""
+    name = next((arg.split("=", 1)[1] for arg in args if arg.startswith("--name=")), None)
+    if name is None and "--name" in args[:-1]:
+        name = args[args.index("--name") + 1]
+    try:
+        import ctypes
+
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(15, f"dab {name or 'client'}".encode()[:15], 0, 0, 0)  # PR_SET_NAME
+    except (OSError, AttributeError):
+        pass
+
+
 def _child(sock: socket.socket, request: dict, fds: list[int]) -> None:
     """In the forked child: become the session's client (never returns)."""
     code = 1
@@ -112,6 +143,7 @@ def _child(sock: socket.socket, request: dict, fds: list[int]) -> None:
         sys.stdout = open(1, "w", encoding="utf-8", closefd=False)
         sys.stderr = open(2, "w", encoding="utf-8", errors="backslashreplace", buffering=1, closefd=False)
         sys.__stdin__, sys.__stdout__, sys.__stderr__ = sys.stdin, sys.stdout, sys.stderr
+        _name_process(request["args"])
         import random
 
         random.seed()  # not the zygote's sequence, shared by every child

@@ -35,7 +35,7 @@ log = logging.getLogger(__name__)
 
 ZYGOTE = Path(__file__).with_name("client_zygote.py")
 MAX_MESSAGE = 1 << 16
-READY_TIMEOUT = 30.0  # seconds the fork server may take to import everything before a start falls back to exec
+READY_TIMEOUT = 15.0  # seconds a start waits for the fork server's imports before it falls back to exec
 SPAWN_TIMEOUT = 10.0  # seconds for one fork's reply
 RESTART_DELAYS = (0.0, 0.5, 1.0, 2.0, 5.0)  # between restarts of a fork server that keeps dying (then the last)
 STREAM_LIMIT = 1 << 16  # as asyncio.subprocess's
@@ -114,6 +114,7 @@ class ForkServer:
     def start(self) -> None:
         """(On the gateways' loop.) Start the fork server, and start it again whenever it dies."""
         self.loop = asyncio.get_running_loop()
+        self._ready = self.loop.create_future()  # a start asked for before it is ready waits for it
         self._keeper = self.loop.create_task(self._keep())
 
     async def _keep(self) -> None:
@@ -125,6 +126,7 @@ class ForkServer:
             except OSError as exc:
                 log.warning("cannot start the session-client fork server: %s; clients start by exec", exc)
                 status = None
+                self._lost()
             if self._closing:
                 return
             delay = next(delays, delay)
@@ -148,7 +150,8 @@ class ForkServer:
         assert self.loop is not None
         ours.setblocking(False)
         self._sock = ours
-        self._ready = self.loop.create_future()
+        if self._ready is None or self._ready.done():
+            self._ready = self.loop.create_future()
         self.loop.add_reader(ours.fileno(), self._readable)
         try:
             return await self.proc.wait()
@@ -167,7 +170,7 @@ class ForkServer:
         if self._ready is not None and not self._ready.done():
             self._ready.set_exception(ForkServerUnavailable("the fork server ended before it was ready"))
             self._ready.exception()  # (retrieved: nobody may be waiting)
-        self._ready = None
+        self._ready = None  # until it is started again: meanwhile clients start by exec
         for future in self._replies.values():
             if not future.done():
                 future.set_exception(ForkServerUnavailable("the fork server ended"))
