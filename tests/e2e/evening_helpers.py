@@ -50,6 +50,7 @@ SYNC_END = b"\x1b[?2026l"  # Textual ends each screen update with it (synchroniz
 SYNC_QUERY, SYNC_REPLY = b"\x1b[?2026$p", b"\x1b[?2026;2$y"  # "do you do synchronized output?" "yes"
 MAX_FRAMES = 4000
 MAX_OUTPUT = 32 << 20
+TAIL = 16 << 10
 
 Expect = Union[str, Pattern[str], Callable[[str], object]]
 
@@ -120,6 +121,7 @@ class Terminal:
         self.stream = pyte.ByteStream(self.screen)
         self._lock = threading.Lock()
         self.output = bytearray()  # every byte the program wrote (the first MAX_OUTPUT of them)
+        self.tail = bytearray()  # the last TAIL bytes it wrote (a traceback, after the screen is left)
         self.frames: list[tuple[int, str]] = []  # (frame number, screen text) of each finished frame
         self.frame_count = 0
         self._partial = b""
@@ -156,6 +158,7 @@ class Terminal:
             with self._lock:
                 if len(self.output) < MAX_OUTPUT:
                     self.output += data[: MAX_OUTPUT - len(self.output)]
+                self.tail = (self.tail + data)[-TAIL:]
                 self._feed(data)
 
     def _feed(self, data: bytes) -> None:
@@ -287,8 +290,14 @@ class Terminal:
         if os.environ.get("EVENING_DEBUG"):  # the frames leading up to a failure, on stderr
             for number, text in self.frames[-60:]:
                 print(f"FRAME {number}\n{text}", file=sys.stderr)
-        return (f"{why}\n--- {self.name}'s screen ({self.columns}x{self.rows}, {alive}, frame {self.frame_count}) ---\n"
-                f"{self.text()}\n--- the last keys typed (@ frames shown by then): {typed}")
+        report = (f"{why}\n--- {self.name}'s screen ({self.columns}x{self.rows}, {alive}, frame {self.frame_count}) ---\n"
+                  f"{self.text()}\n--- the last keys typed (@ frames shown by then): {typed}")
+        if self.proc.poll() is not None:  # what it wrote after leaving its screen: why it ended
+            with self._lock:
+                after = bytes(self.tail).rpartition(b"\x1b[?1049l")[2]
+            text = re.sub(r"\x1b\[[0-9;?]*[A-Za-z]|\x1b\][^\x07]*\x07", "", after.decode("utf-8", "replace"))
+            report += f"\n--- what it wrote after its screen ---\n{text.strip()[-4000:]}"
+        return report
 
     def frames_with(self, expect: Expect) -> list[int]:
         """The numbers of the frames kept that match ``expect`` (for a failure's report)."""
