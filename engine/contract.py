@@ -339,12 +339,31 @@ class Settings(Protocol):
 class FieldSettings:
     """A frozen dataclass of settings, one attribute per :class:`SettingField` of ``FIELDS``.
 
-    The fields are the one owner of the limits: :meth:`check_fields` (call it
-    from ``__post_init__``) rejects a value outside its field's choices or
-    bounds (a bool is no integer); a game checks only what ties settings together.
+    A game names its fields and nothing else: ``class Settings(FieldSettings, fields=SETTING_FIELDS)``
+    becomes a frozen dataclass with one attribute per field, in their order, each defaulting to its
+    field's default. The fields are the one owner of the limits: :meth:`check_fields` (run when
+    settings are made) rejects a value outside its field's choices or bounds (a bool is no
+    integer); a game checks only what ties settings together, in :meth:`check_together`.
     """
 
     FIELDS: ClassVar[tuple[SettingField, ...]] = ()
+
+    def __init_subclass__(cls, fields: Sequence[SettingField] | None = None, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        if fields is None:
+            return
+        cls.FIELDS = tuple(fields)
+        cls.__annotations__ = {f.name: type(f.default).__name__ for f in cls.FIELDS}
+        for f in cls.FIELDS:
+            setattr(cls, f.name, f.default)
+        dataclass(frozen=True)(cls)  # in place: the class keeps its name, its docstring and its methods
+
+    def __post_init__(self) -> None:
+        self.check_fields()
+        self.check_together()
+
+    def check_together(self) -> None:
+        """What ties settings together (a game's own check; raise :class:`InvalidAction`)."""
 
     def check_fields(self) -> None:
         for field in self.FIELDS:

@@ -13,25 +13,15 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, ClassVar, Union
 
-from ...cards import Card, CardParseError
+from ...cards import Card
 from ...contract import (
     TABLE_ACTION_FIELDS, EndGame, SetAway, StartRound, TableAction, action_kind, check_fields, plain_int,
     table_action_from_data,
 )
 from ...errors import InvalidAction
+from ..base import CUT_FIELDS, Cut, card_from_data, cut_from_data
 
 MAX_DISCARD = 2  # two cards each with two players, one with three or four
-
-
-@dataclass(frozen=True, slots=True)
-class Cut:
-    """Cut the pack at ``position`` (cards lifted from the top); ``None``: a random cut (bots, timeouts)."""
-
-    position: int | None = None
-    kind: ClassVar[str] = "cut"
-
-    def to_data(self) -> dict[str, Any]:
-        return {"kind": self.kind, "position": self.position}
 
 
 @dataclass(frozen=True, slots=True)
@@ -87,27 +77,19 @@ __all__ = ["Action", "SeatAction", "Cut", "Discard", "Play", "Claim", "Muggins",
            "action_from_data"]
 
 
-def _card(value: object, what: str) -> Card:
-    try:
-        return Card.exact(value)  # the notation exactly: an action's card is never guessed at
-    except CardParseError as exc:
-        raise InvalidAction(f"{what}: {exc}") from None
-
-
 def action_from_data(data: object) -> Action:
     """Build an action from its plain-data form; malformed data raises InvalidAction."""
     kind = action_kind(data)
     check_fields(data, kind, _FIELDS)  # type: ignore[arg-type]
     if kind == "cut":
-        position = data.get("position")  # type: ignore[union-attr]
-        return Cut(None if position is None else plain_int(position, "cut position"))
+        return cut_from_data(data)  # type: ignore[arg-type]
     if kind == "play":
-        return Play(_card(data.get("card"), "play card"))  # type: ignore[union-attr]
+        return Play(card_from_data(data.get("card"), "play card"))  # type: ignore[union-attr]
     if kind == "discard":
         cards = data.get("cards")  # type: ignore[union-attr]
         if not isinstance(cards, (list, tuple)) or not 1 <= len(cards) <= MAX_DISCARD:
             raise InvalidAction(f"discard cards must be a list of 1 or {MAX_DISCARD} cards, got {cards!r}")
-        return Discard(tuple(_card(c, "discard card") for c in cards))
+        return Discard(tuple(card_from_data(c, "discard card") for c in cards))
     if kind == "claim":
         return Claim(plain_int(data.get("points"), "claim points"))  # type: ignore[union-attr]
     if kind == "muggins":
@@ -118,5 +100,5 @@ def action_from_data(data: object) -> Action:
     return table_action_from_data(data)  # type: ignore[arg-type]
 
 
-_FIELDS: dict[str, set[str]] = {"cut": {"position"}, "discard": {"cards"}, "play": {"card"}, "claim": {"points"},
+_FIELDS: dict[str, set[str]] = {**CUT_FIELDS, "discard": {"cards"}, "play": {"card"}, "claim": {"points"},
                                 "muggins": {"take"}, **TABLE_ACTION_FIELDS}

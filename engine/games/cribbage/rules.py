@@ -27,25 +27,23 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from itertools import combinations
-from typing import Any, Iterable, Sequence
+from typing import Any, Mapping, Sequence
 
 from ...cards import DECK, Card, Rank
-from ...contract import TABLE_ACTIONS, EndGame, FieldSettings, SetAway, SettingField, SitIn, StartRound, Status
-from ...errors import IllegalAction, InvalidAction, NotYourTurn
-from ...fairness import FAIR_ACTIONS, FairDeal
-from ...records import ActionLog, Record
+from ...contract import FieldSettings, SettingField
+from ...errors import IllegalAction
+from ...records import Record
 from ...rng import HashRng
+from ..base import OVER, WAITING, CardGame, cards_of, texts
 from .actions import Action, Claim, Cut, Discard, Muggins, Play, action_from_data
 from .scoring import MAX_SHOW, go_reason, play_score, show_items, value
 
-MIN_PLAYERS, MAX_PLAYERS = 2, 4
-MIN_CUT_PART = 4  # each part of a cut keeps at least this many cards
 MAX_STAKE = 1_000_000
 LAST_COUNT = 31
 HEELS_POINTS = 2
 
-WAITING, DRAW, CUT, DISCARD, STARTER, PLAY, SHOW, OVER = (
-    "waiting", "draw", "cut", "discard", "starter", "play", "show", "over")
+DRAW, CUT, DISCARD, STARTER, PLAY, SHOW = "draw", "cut", "discard", "starter", "play", "show"
+__all__ = ["WAITING", "DRAW", "CUT", "DISCARD", "STARTER", "PLAY", "SHOW", "OVER", "Game", "Settings", "Player"]
 
 SETTING_FIELDS = (
     SettingField("target", "Game to", 121, choices=(121, 61), hint="a short game to 61"),
@@ -55,7 +53,6 @@ SETTING_FIELDS = (
                  hint="claim your own count; an opponent takes what you miss"),
 )
 """The settings' one owner: names, defaults and limits (:class:`Settings` checks them)."""
-_DEFAULTS = {f.name: f.default for f in SETTING_FIELDS}
 SKUNK_LINE = {121: 90, 61: 30}  # a loser who has not passed this is skunked: the win counts double
 DOUBLE_SKUNK_LINE = {121: 60}  # ... and this, double skunked (triple); no 61-point equivalent
 
@@ -70,26 +67,8 @@ def discard_count(players: int) -> int:
     return 2 if players == 2 else 1
 
 
-@dataclass(frozen=True)
-class Settings(FieldSettings):
+class Settings(FieldSettings, fields=SETTING_FIELDS):
     """A cribbage table's agreed terms (their limits: :data:`SETTING_FIELDS`)."""
-
-    FIELDS = SETTING_FIELDS
-    target: int = _DEFAULTS["target"]  # type: ignore[assignment]
-    skunks: bool = _DEFAULTS["skunks"]  # type: ignore[assignment]
-    stake: int = _DEFAULTS["stake"]  # type: ignore[assignment]
-    muggins: bool = _DEFAULTS["muggins"]  # type: ignore[assignment]
-
-    def __post_init__(self) -> None:
-        self.check_fields()
-
-
-def _texts(cards: Iterable[Card]) -> list[str]:
-    return [c.text for c in cards]
-
-
-def _cards(texts: Iterable[str]) -> list[Card]:
-    return [Card.parse(t) for t in texts]
 
 
 @dataclass
@@ -105,34 +84,26 @@ class Player:
 
     def to_data(self) -> dict[str, Any]:
         return {"seat": self.seat, "name": self.name, "stack": self.stack, "staked": self.staked, "away": self.away,
-                "hand": _texts(self.hand), "played": _texts(self.played), "discards": _texts(self.discards)}
+                "hand": texts(self.hand), "played": texts(self.played), "discards": texts(self.discards)}
 
     @classmethod
     def from_data(cls, data: dict[str, Any]) -> "Player":
         return cls(data["seat"], data["name"], data["stack"], data["staked"], data["away"],
-                   _cards(data["hand"]), _cards(data["played"]), _cards(data["discards"]))
+                   cards_of(data["hand"]), cards_of(data["played"]), cards_of(data["discards"]))
 
 
-class Game:
-    """One cribbage table (see the module docstring). Seats are distinct integers, clockwise ascending."""
+class Game(CardGame):
+    """One cribbage table (see the module docstring). A round is a deal; the players are fixed for a game."""
+
+    TITLE = "Cribbage"
+    MIN_PLAYERS, MAX_PLAYERS = 2, 4
+    SETTINGS = Settings
+    PLAYER = Player
+    PARSE = staticmethod(action_from_data)
+    ROUND = "deal"
 
     def __init__(self, settings: Settings, players: Sequence[tuple[int, str, int]], rng: HashRng | None = None) -> None:
-        if not MIN_PLAYERS <= len(players) <= MAX_PLAYERS:
-            raise InvalidAction(f"cribbage needs {MIN_PLAYERS} to {MAX_PLAYERS} players, got {len(players)}")
-        seats = [p[0] for p in players]
-        if len(set(seats)) != len(seats):
-            raise InvalidAction(f"seats must be distinct, got {seats}")
-        if any(isinstance(p[2], bool) or not isinstance(p[2], int) or p[2] < 0 for p in players):
-            raise InvalidAction("every player brings a whole, non-negative number of chips")
-        self.settings = settings
-        self.rng = rng if rng is not None else HashRng()
-        self.initial_rng = self.rng.to_data()
-        self.fair = FairDeal(self.rng)  # each deal's seed, commitment and chance (engine.fairness)
-        self.players: dict[int, Player] = {p[0]: Player(p[0], p[1], p[2]) for p in sorted(players)}
-        self.initial_players = [(p.seat, p.name, p.stack) for p in self.players.values()]
-        self.history = ActionLog()
-        self.phase = WAITING
-        self.round_no = 0  # deals started at this table
+        super().__init__(settings, players, rng)
         self.game_no = 0  # cribbage games started at this table
         self.deal_no = 0  # deals in the current cribbage game
         self.in_game = False  # a cribbage game is under way (its stakes at risk)
@@ -155,14 +126,8 @@ class Game:
         self.counting: list[tuple[int, str]] = []  # the show's counts still to come: (seat, "hand" or "crib")
         self.missed: int | None = None  # muggins: points the last claim left, an opponent to take them or not
         self.result: dict[str, Any] | None = None  # the last cribbage game's end
-        self.standings: list[dict[str, Any]] | None = None
-        self.round_log: list[Record] = []  # this round's records (the views' recent log)
 
-    # ----------------------------------------------------------- seats and sides
-
-    @property
-    def seats(self) -> list[int]:
-        return list(self.players)
+    # ----------------------------------------------------------- sides
 
     @property
     def sides(self) -> list[list[int]]:
@@ -173,28 +138,7 @@ class Game:
     def side_of(self, seat: int) -> int:
         return next(i for i, side in enumerate(self.sides) if seat in side)
 
-    def left_of(self, seat: int) -> int:
-        """The next seat clockwise."""
-        seats = self.seats
-        return seats[(seats.index(seat) + 1) % len(seats)]
-
-    def right_of(self, seat: int) -> int:
-        seats = self.seats
-        return seats[seats.index(seat) - 1]
-
-    def clockwise_from(self, seat: int) -> list[int]:
-        """Every seat, clockwise, starting with ``seat``."""
-        seats = self.seats
-        i = seats.index(seat)
-        return seats[i:] + seats[:i]
-
     # ----------------------------------------------------------- queries
-
-    @property
-    def status(self) -> Status:
-        if self.phase == WAITING:
-            return Status.BETWEEN_ROUNDS
-        return Status.OVER if self.phase == OVER else Status.PLAYING
 
     @property
     def cutter(self) -> int | None:
@@ -247,7 +191,7 @@ class Game:
             return {"play": self.playable(seat)}
         if self.phase == SHOW:
             return {"claim": (0, MAX_SHOW)} if self.missed is None else {"muggins": None}
-        return {"cut": (MIN_CUT_PART, len(self.deck) - MIN_CUT_PART)}
+        return {"cut": self.cut_range()}
 
     def opponent_after(self, seat: int) -> int:
         """The first seat clockwise after ``seat`` on another side (who may call muggins on it)."""
@@ -263,27 +207,15 @@ class Game:
         room = LAST_COUNT - self.count
         return [c for c in self.players[seat].hand if value(c) <= room]
 
-    def legal_actions(self, seat: int) -> list[Action]:
-        actions: list[Action] = []
-        for kind, allowed in self.allowed(seat).items():
-            if kind == "cut":
-                actions += [Cut(None)] + [Cut(k) for k in range(allowed[0], allowed[1] + 1)]
-            elif kind == "discard":
-                hand, count = allowed
-                actions += [Discard(combo) for combo in combinations(sorted(hand, key=lambda c: c.index), count)]
-            elif kind == "play":
-                actions += [Play(card) for card in allowed]
-            elif kind == "claim":
-                actions += [Claim(points) for points in range(allowed[0], allowed[1] + 1)]
-            else:
-                actions += [Muggins(True), Muggins(False)]
-        return actions
-
-    def stacks(self) -> dict[int, int]:
-        return {p.seat: p.stack for p in self.players.values()}
-
-    def chance_drawn(self) -> tuple[int, ...]:
-        return self.fair.drawn(self.rng)
+    def moves(self, kind: str, allowed: Any) -> list[Action]:
+        if kind == "discard":
+            hand, count = allowed
+            return [Discard(combo) for combo in combinations(sorted(hand, key=lambda c: c.index), count)]
+        if kind == "play":
+            return [Play(card) for card in allowed]
+        if kind == "claim":
+            return [Claim(points) for points in range(allowed[0], allowed[1] + 1)]
+        return [Muggins(True), Muggins(False)]
 
     def chips_in_play(self) -> int:
         return sum(p.stack + p.staked for p in self.players.values())
@@ -304,69 +236,31 @@ class Game:
 
     # ----------------------------------------------------------- applying
 
-    def apply(self, seat: int | None, action: Action) -> list[Record]:
-        """Apply ``action`` by ``seat`` (``None`` for table actions) and return what happened."""
-        self.check(seat, action)
-        records = _APPLY[type(action)](self, seat, action)
-        self.history.append(seat, action)
-        self.round_log.extend(records)
-        if self.fair.open and self.status is not Status.PLAYING:
-            return records + self.fair.reveal(self.history)  # the round is over: its seed is told (not logged)
-        return records
-
-    def check(self, seat: int | None, action: Action) -> None:
-        """Raise the typed error that :meth:`apply` would raise; change nothing."""
-        if self.phase == OVER:
-            raise IllegalAction(action, "the game is over")
-        if self.fair.seeding and isinstance(action, (Cut, Discard, Play, Claim, Muggins)):
-            raise NotYourTurn(action, "the deal is being sealed: the players' seeds come first")
-        if isinstance(action, TABLE_ACTIONS):
-            if seat is not None:
-                raise IllegalAction(action, "only the table may do this, not a seat")
-            if isinstance(action, StartRound) and self.phase != WAITING:
-                raise IllegalAction(action, "a deal is already in progress")
-            if isinstance(action, SetAway) and action.seat not in self.players:
-                raise IllegalAction(action, f"there is no player at seat {action.seat}")
-            if isinstance(action, SitIn):  # the deal, the crib and the stakes are fixed for the players who began
-                raise IllegalAction(action, "Cribbage takes no new players during a game")
-            return
-        if isinstance(action, FAIR_ACTIONS):
-            self.fair.check(action, seat)  # every player is dealt in
-            return
-        if seat not in self.players:
-            raise IllegalAction(action, f"there is no player at seat {seat}")
-        allowed = self.allowed(seat)
-        if not allowed:
-            raise NotYourTurn(action, f"seat {seat} is not to act now (waiting for {self.to_act() or 'the table'})")
-        if action.kind not in allowed:
-            raise IllegalAction(action, f"now is the time to {'lay away to the crib' if self.phase == DISCARD else next(iter(allowed))}")
-        if isinstance(action, Cut):
-            low, high = allowed["cut"]
-            if action.position is not None and not low <= action.position <= high:
-                raise IllegalAction(action, f"cut position must be {low} to {high} so each part keeps {MIN_CUT_PART} cards")
-        elif isinstance(action, Discard):
-            hand, count = allowed["discard"]
+    def check_move(self, seat: int, action: Action, allowed: Any) -> None:
+        if isinstance(action, Discard):
+            hand, count = allowed
             if len(action.cards) != count or len(set(action.cards)) != count:
                 raise IllegalAction(action, f"lay away exactly {count} different card{'s' if count > 1 else ''}")
             if any(c not in hand for c in action.cards):
                 raise IllegalAction(action, "you can only lay away cards you hold")
         elif isinstance(action, Claim):
-            low, high = allowed["claim"]
+            low, high = allowed
             if not low <= action.points <= high:
                 raise IllegalAction(action, f"a claim is {low} to {high} points")
-        elif isinstance(action, Play) and action.card not in allowed["play"]:
+        elif isinstance(action, Play) and action.card not in allowed:
             if action.card not in self.players[seat].hand:
                 raise IllegalAction(action, f"you do not hold {action.card}")
             raise IllegalAction(action, f"{action.card} would take the count past {LAST_COUNT}")
 
-    def _set_away(self, seat: None, action: SetAway) -> list[Record]:
-        """Away seats stay dealt in (a cribbage deal needs everyone): the table plays their timeout moves."""
-        self.players[action.seat].away = action.away
-        return [Record("away" if action.away else "back", action.seat)]
+    def _not_now(self, action: Action, allowed: Mapping[str, Any]) -> str:
+        return "now is the time to lay away to the crib" if self.phase == DISCARD else super()._not_now(action, allowed)
+
+    # Away seats stay dealt in (a cribbage deal needs everyone): the table plays their timeout moves.
+    # Sitting in is refused (TAKES_SIT_IN is false): the deal, the crib and the stakes are fixed for those who began.
 
     # ----------------------------------------------------------- a round
 
-    def _start_round(self, seat: None = None, action: StartRound | None = None) -> list[Record]:
+    def _start_round(self) -> list[Record]:
         self._collect_cards()
         self.round_no += 1
         self.turn_no = 0
@@ -412,15 +306,10 @@ class Game:
         self.counting, self.missed = [], None
         self.deck.sort(key=lambda c: c.index)  # the shuffle alone decides the order
 
-    def _cut_position(self, action: Cut) -> int:
-        if action.position is not None:
-            return action.position
-        return MIN_CUT_PART + self.fair.randbelow(len(self.deck) - 2 * MIN_CUT_PART + 1)
-
     def _cut(self, seat: int, action: Cut) -> list[Record]:
         self.turn_no += 1
-        if self.phase != STARTER and not self.fair.shuffled:  # the round's first cut (a draw, or the deal's cut)
-            self.fair.shuffle(self.deck)  # the first shuffle, from the deck the seeds fixed
+        if self.phase != STARTER:  # the round's first cut (a draw, or the deal's cut) shuffles first
+            self._first_shuffle()
         position = self._cut_position(action)
         cut = {"position": position, "random": action.position is None}
         if self.phase == DRAW:
@@ -459,7 +348,7 @@ class Game:
         for _ in range(hand_size(len(order))):
             for s in order:
                 self.players[s].hand.append(self.deck.pop(0))
-        records = [Record("deal", s, {"cards": len(self.players[s].hand)}, {"hand": _texts(self.players[s].hand)})
+        records = [Record("deal", s, {"cards": len(self.players[s].hand)}, {"hand": texts(self.players[s].hand)})
                    for s in order]
         if len(order) == 3:
             self.crib.append((None, self.deck.pop(0)))
@@ -475,7 +364,7 @@ class Game:
             self.crib.append((seat, card))
         player.discards = list(action.cards)
         self.pending.remove(seat)
-        records = [Record("discard", seat, {"count": len(action.cards)}, {"cards": _texts(action.cards)})]
+        records = [Record("discard", seat, {"count": len(action.cards)}, {"cards": texts(action.cards)})]
         if not self.pending:
             self.phase = STARTER
             self.turn_no += 1
@@ -554,7 +443,7 @@ class Game:
         while self.counting:
             seat, what = self.counting[0]
             items, points = self._count()
-            shown = {"what": what, "cards": _texts(self.counted_cards()), "starter": self.starter.text, "items": items}
+            shown = {"what": what, "cards": texts(self.counted_cards()), "starter": self.starter.text, "items": items}
             records.append(self._peg_record("show", seat, points, shown))
             self.show.append({"seat": seat, **records[-1].public})
             records += self._won_if_reached(seat)
@@ -578,7 +467,7 @@ class Game:
         if not self.counting:
             return self._end_deal()
         if self.counting[0][1] == "crib":
-            return [Record("crib_up", self.dealer, {"cards": _texts(self.counted_cards())})]
+            return [Record("crib_up", self.dealer, {"cards": texts(self.counted_cards())})]
         return []
 
     def _claim(self, seat: int, action: Claim) -> list[Record]:
@@ -587,7 +476,7 @@ class Game:
         what = self.counting[0][1]
         items, worth = self._count()
         pegged = min(action.points, worth)
-        shown = {"what": what, "cards": _texts(self.counted_cards()), "starter": self.starter.text,  # type: ignore[union-attr]
+        shown = {"what": what, "cards": texts(self.counted_cards()), "starter": self.starter.text,  # type: ignore[union-attr]
                  "claimed": action.points, "items": items if pegged == worth else None}
         records = [self._peg_record("claim", seat, pegged, shown)]
         self.show.append({"seat": seat, **records[0].public, "muggins": None})
@@ -675,38 +564,24 @@ class Game:
         records = [Record("game_won", winners[0], dict(self.result))]
         broke = [p.seat for p in self.players.values() if p.stack == 0]
         if broke:
-            records += self._end(f"seat {broke[0]} has no chips left to stake")
+            records += self._end_game(f"seat {broke[0]} has no chips left to stake")
         return records
 
-    def _end(self, reason: str) -> list[Record]:
+    def _end_game(self, reason: str) -> list[Record]:
         """The table stops: stakes of a game not finished go back (it pays nobody)."""
-        refunds = []
-        for p in self.players.values():
-            if p.staked:
-                refunds.append({"seat": p.seat, "chips": p.staked})
-                p.stack += p.staked
-                p.staked = 0
         self.in_game = False
-        self.phase = OVER
         self.turn = None
         self.pending, self.drawing = [], []
-        ranked = sorted(self.players.values(), key=lambda p: (-p.stack, p.seat))
-        brought = {s: chips for s, _, chips in self.initial_players}
-        self.standings = [{"seat": p.seat, "name": p.name, "stack": p.stack, "brought": brought[p.seat]}
-                          for p in ranked]
-        return [Record("game_over", None, {"reason": reason, "refunds": refunds, "standings": self.standings})]
+        return super()._end_game(reason)
 
     # ----------------------------------------------------------- persistence
 
-    def to_data(self, history: bool = True) -> dict[str, Any]:
-        data = {
-            "settings": self.settings.to_data(), "rng": self.rng.to_data(), "initial_rng": self.initial_rng,
-            "fair": self.fair.to_data(),
-            "initial_players": [list(p) for p in self.initial_players],
+    def _state_data(self) -> dict[str, Any]:
+        return {
             "players": [p.to_data() for p in self.players.values()],
             "phase": self.phase, "round_no": self.round_no, "game_no": self.game_no, "deal_no": self.deal_no,
             "in_game": self.in_game, "turn_no": self.turn_no, "scores": list(self.scores), "backs": list(self.backs),
-            "dealer": self.dealer, "next_dealer": self.next_dealer, "deck": _texts(self.deck),
+            "dealer": self.dealer, "next_dealer": self.next_dealer, "deck": texts(self.deck),
             "drawing": list(self.drawing), "draws": [[s, c.text] for s, c in self.draws],
             "pending": list(self.pending), "crib": [[s, c.text] for s, c in self.crib],
             "starter": self.starter.text if self.starter else None, "turn": self.turn, "count": self.count,
@@ -715,45 +590,20 @@ class Game:
             "counting": [[s, what] for s, what in self.counting], "missed": self.missed,
             "round_log": [r.to_data() for r in self.round_log],
         }
-        if history:
-            data["history"] = [[s, a] for s, a in self.history]
-        return data
 
-    @classmethod
-    def from_data(cls, data: dict[str, Any]) -> "Game":
-        game = cls.__new__(cls)
-        game.settings = Settings.from_data(data["settings"])
-        game.rng = HashRng.from_data(data["rng"])
-        game.initial_rng = data["initial_rng"]
-        game.fair = FairDeal.from_data(data.get("fair"), game.rng)  # absent: a checkpoint from before fair deals
-        game.initial_players = [tuple(p) for p in data["initial_players"]]  # type: ignore[misc]
-        game.players = {p["seat"]: Player.from_data(p) for p in data["players"]}
-        for name in ("phase", "round_no", "game_no", "deal_no", "in_game", "turn_no", "dealer", "next_dealer",
-                     "turn", "count", "show", "result", "standings"):
-            setattr(game, name, data[name])
-        game.scores, game.backs = list(data["scores"]), list(data["backs"])
-        game.deck = _cards(data["deck"])
-        game.drawing, game.pending, game.said_go = list(data["drawing"]), list(data["pending"]), list(data["said_go"])
-        game.draws = [(s, Card.parse(c)) for s, c in data["draws"]]
-        game.crib = [(s, Card.parse(c)) for s, c in data["crib"]]
-        game.series = [(s, Card.parse(c)) for s, c in data["series"]]
-        game.starter = Card.parse(data["starter"]) if data["starter"] else None
-        game.round_log = [Record.from_data(r) for r in data["round_log"]]
-        game.counting = [(s, what) for s, what in data["counting"]]
-        game.missed = data["missed"]
-        game.history = ActionLog(data.get("history", ()), action_from_data)
-        return game
+    def _restore(self, data: Mapping[str, Any]) -> None:
+        for name in ("game_no", "deal_no", "in_game", "turn_no", "dealer", "next_dealer", "turn", "count", "show",
+                     "result", "missed"):
+            setattr(self, name, data[name])
+        self.scores, self.backs = list(data["scores"]), list(data["backs"])
+        self.deck = cards_of(data["deck"])
+        self.drawing, self.pending, self.said_go = list(data["drawing"]), list(data["pending"]), list(data["said_go"])
+        self.draws = [(s, Card.parse(c)) for s, c in data["draws"]]
+        self.crib = [(s, Card.parse(c)) for s, c in data["crib"]]
+        self.series = [(s, Card.parse(c)) for s, c in data["series"]]
+        self.starter = Card.parse(data["starter"]) if data["starter"] else None
+        self.counting = [(s, what) for s, what in data["counting"]]
 
-
-_APPLY = {
-    StartRound: Game._start_round,
-    EndGame: lambda game, seat, action: game._end("ended by the table"),
-    SetAway: Game._set_away,
-    Cut: Game._cut,
-    Discard: Game._discard,
-    Play: Game._play,
-    Claim: Game._claim,
-    Muggins: Game._muggins,
-    **{kind: (lambda game, seat, action: game.fair.apply(seat, action)) for kind in FAIR_ACTIONS},
-}
-"""How each kind of (already checked) action changes the game."""
+    APPLY = {Cut: _cut, Discard: _discard, Play: _play, Claim: _claim, Muggins: _muggins}
+    """How each of the game's own (already checked) actions changes it; the table's and the fair deal's
+    are the base's."""
