@@ -11,26 +11,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, ClassVar, Union
 
-from ...cards import Card, CardParseError
+from ...cards import Card
 from ...contract import (
-    TABLE_ACTION_FIELDS, EndGame, SetAway, StartRound, TableAction, action_kind, check_fields, plain_int,
-    table_action_from_data,
+    TABLE_ACTION_FIELDS, EndGame, SetAway, StartRound, TableAction, action_kind, check_fields, table_action_from_data,
 )
 from ...errors import InvalidAction
-
-
-@dataclass(frozen=True, slots=True)
-class Cut:
-    """Cut the shuffled deck: move the top ``position`` cards to the bottom.
-
-    ``position=None`` asks for a random cut (what a bot or a timeout does).
-    """
-
-    position: int | None = None
-    kind: ClassVar[str] = "cut"
-
-    def to_data(self) -> dict[str, Any]:
-        return {"kind": self.kind, "position": self.position}
+from ..base import CUT_FIELDS, Cut, card_from_data, cut_from_data
 
 
 @dataclass(frozen=True, slots=True)
@@ -98,17 +84,10 @@ __all__ = ["Action", "SeatAction", "Cut", "TakeStock", "TakeDiscard", "Discard",
 _SIMPLE = {cls.kind: cls for cls in (TakeStock, TakeDiscard, Skip, CallEnd)}
 
 
-def _card(value: object, what: str) -> Card:
-    try:
-        return Card.exact(value)  # the notation exactly: an action's card is never guessed at
-    except CardParseError as exc:
-        raise InvalidAction(f"{what}: {exc}") from None
-
-
 def _cards(value: object, count: int, what: str) -> tuple[Card, ...]:
     if not isinstance(value, (list, tuple)) or len(value) != count:
         raise InvalidAction(f"{what} must be a list of {count} cards, got {value!r}")
-    return tuple(_card(item, what) for item in value)
+    return tuple(card_from_data(item, what) for item in value)
 
 
 def action_from_data(data: object) -> Action:
@@ -118,10 +97,9 @@ def action_from_data(data: object) -> Action:
     if kind in _SIMPLE:
         return _SIMPLE[kind]()
     if kind == "cut":
-        position = data.get("position")  # type: ignore[union-attr]
-        return Cut(None if position is None else plain_int(position, "cut position"))
+        return cut_from_data(data)  # type: ignore[arg-type]
     if kind == "discard":
-        return Discard(_card(data.get("card"), "discard card"))  # type: ignore[union-attr]
+        return Discard(card_from_data(data.get("card"), "discard card"))  # type: ignore[union-attr]
     if kind == "split":
         return Split(_cards(data.get("down"), 4, "split down"), _cards(data.get("back"), 3, "split back"))  # type: ignore[union-attr]
     return table_action_from_data(data)  # type: ignore[arg-type]
@@ -129,7 +107,7 @@ def action_from_data(data: object) -> Action:
 
 _FIELDS: dict[str, set[str]] = {
     **{kind: set() for kind in _SIMPLE},
-    "cut": {"position"},
+    **CUT_FIELDS,
     "discard": {"card"},
     "split": {"down", "back"},
     **TABLE_ACTION_FIELDS,

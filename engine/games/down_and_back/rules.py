@@ -19,25 +19,25 @@ Phases::
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Iterable, Sequence
+from typing import Any, Mapping, Sequence
 
 from ...cards import DECK, Card
-from ...contract import TABLE_ACTIONS, EndGame, SetAway, SettingField, SitIn, StartRound, Status
-from ...errors import IllegalAction, InvalidAction, NotYourTurn
-from ...fairness import FAIR_ACTIONS, FairDeal
-from ...records import ActionLog, Record
+from ...contract import FieldSettings, SettingField, SitIn, StartRound
+from ...errors import IllegalAction, InvalidAction
+from ...records import Record
+from ...rng import HashRng
+from ..base import OVER, WAITING, CardGame, cards_of, texts
 from .actions import Action, CallEnd, Cut, Discard, Skip, Split, TakeDiscard, TakeStock, action_from_data
 from .tables import evaluate3, evaluate4
 from .splits import rank_splits
-from ...rng import HashRng
 
 HAND_SIZE = 7
-MIN_PLAYERS, MAX_PLAYERS = 2, 5
+MIN_PLAYERS = 2  # also the fewest who can play on: fewer who can pay the ante end the game
 MAX_ANTE, MAX_STACK = 1_000_000, 1_000_000_000
-MIN_CUT_PART = 4
 
-WAITING, CUT, PLAY, SHOWDOWN, OVER = "waiting", "cut", "play", "showdown", "over"
+CUT, PLAY, SHOWDOWN = "cut", "play", "showdown"
 DRAW, DISCARD = "draw", "discard"
+__all__ = ["WAITING", "CUT", "PLAY", "SHOWDOWN", "OVER", "DRAW", "DISCARD", "Game", "Settings", "Player"]
 
 # The draw step's choices by (a discard pile to take from, the no-take-back rule, early call still open).
 _DRAW_ALLOWED: dict[tuple[bool, bool, bool], dict[str, None]] = {
@@ -54,40 +54,14 @@ SETTING_FIELDS = (
     SettingField("no_take_back", "No take-back", False, choices=(False, True), hint="may skip instead"),
 )
 """The settings' one owner: names, defaults and limits (:class:`Settings` checks them)."""
-_DEFAULTS = {f.name: f.default for f in SETTING_FIELDS}
 
 
-@dataclass(frozen=True)
-class Settings:
-    """A table's agreed terms; the house-rule variants are off by default."""
+class Settings(FieldSettings, fields=SETTING_FIELDS):
+    """A table's agreed terms (their limits: :data:`SETTING_FIELDS`); the house-rule variants are off by default."""
 
-    ante: int = _DEFAULTS["ante"]  # type: ignore[assignment]
-    stack: int = _DEFAULTS["stack"]  # type: ignore[assignment]
-    turns: int = _DEFAULTS["turns"]  # type: ignore[assignment]
-    early_call: bool = _DEFAULTS["early_call"]
-    no_take_back: bool = _DEFAULTS["no_take_back"]
-
-    def __post_init__(self) -> None:
-        if not (isinstance(self.ante, int) and not isinstance(self.ante, bool) and 1 <= self.ante <= MAX_ANTE):
-            raise InvalidAction(f"ante must be a whole number from 1 to {MAX_ANTE}, got {self.ante!r}")
-        if not (isinstance(self.stack, int) and not isinstance(self.stack, bool) and self.ante <= self.stack <= MAX_STACK):
+    def check_together(self) -> None:
+        if self.stack < self.ante:
             raise InvalidAction(f"starting stack must be at least the ante and at most {MAX_STACK}, got {self.stack!r}")
-        if self.turns not in (6, 7) or isinstance(self.turns, bool):
-            raise InvalidAction(f"turns must be 6 (standard) or 7 (house rule), got {self.turns!r}")
-        for name in ("early_call", "no_take_back"):
-            if not isinstance(getattr(self, name), bool):
-                raise InvalidAction(f"{name} must be true or false, got {getattr(self, name)!r}")
-
-    def to_data(self) -> dict[str, Any]:
-        return {name: getattr(self, name) for name in _DEFAULTS}  # every view carries it: no fields() walk
-
-    @classmethod
-    def from_data(cls, data: dict[str, Any]) -> "Settings":
-        """Settings from plain data; missing fields take their defaults, unknown ones are rejected."""
-        unknown = set(data) - set(_DEFAULTS)
-        if unknown:
-            raise InvalidAction(f"unknown setting(s) {sorted(unknown)}")
-        return cls(**data)
 
 
 @dataclass
@@ -122,8 +96,16 @@ class Player:
         )
 
 
-class Game:
-    """One table's game. Seats are any distinct integers, clockwise in ascending order."""
+class Game(CardGame):
+    """One table's game. Players may sit in between rounds; the pot is the antes' (``STAKE``: what each put in)."""
+
+    TITLE = "Down and Back"
+    MIN_PLAYERS, MAX_PLAYERS = MIN_PLAYERS, 5
+    SETTINGS = Settings
+    PLAYER = Player
+    PARSE = staticmethod(action_from_data)
+    STAKE = "contributed"
+    TAKES_SIT_IN = True
 
     def __init__(
         self,
@@ -131,24 +113,8 @@ class Game:
         players: Sequence[tuple[int, str] | tuple[int, str, int]],
         rng: HashRng | None = None,
     ) -> None:
-        if not MIN_PLAYERS <= len(players) <= MAX_PLAYERS:
-            raise InvalidAction(f"a game needs {MIN_PLAYERS} to {MAX_PLAYERS} players, got {len(players)}")
-        seats = [p[0] for p in players]
-        if len(set(seats)) != len(seats):
-            raise InvalidAction(f"seats must be distinct, got {seats}")
-        self.settings = settings
-        self.rng = rng if rng is not None else HashRng()
-        self.initial_rng = self.rng.to_data()
-        self.fair = FairDeal(self.rng)  # each round's seed, commitment and chance (engine.fairness)
-        self.players: dict[int, Player] = {}
-        for spec in sorted(players, key=lambda p: p[0]):
-            stack = spec[2] if len(spec) > 2 else settings.stack  # type: ignore[misc]
-            self.players[spec[0]] = Player(spec[0], spec[1], stack)
-        self.initial_players = [(p.seat, p.name, p.stack) for p in self.players.values()]
+        super().__init__(settings, players, rng)
         self.brought = sum(p.stack for p in self.players.values())
-        self.sat_in: list[tuple[int, str, int]] = []  # (seat, name, chips) of players who sat in later
-        self.phase = WAITING
-        self.round_no = 0
         self.dealer: int | None = None
         self.cutter: int | None = None
         self.order: list[int] = []  # this round's seats in play order, dealer last
@@ -163,17 +129,12 @@ class Game:
         self.pot = 0
         self.round_discards: list[tuple[int, Card]] = []
         self.showdown: dict[str, Any] | None = None
-        self.round_log: list[Record] = []
-        self.history = ActionLog()
-        self.standings: list[dict[str, Any]] | None = None
+
+    def _new_player(self, spec: Sequence[Any]) -> Player:
+        """A ``(seat, name)`` player brings the starting stack."""
+        return Player(spec[0], spec[1], spec[2] if len(spec) > 2 else self.settings.stack)
 
     # ----------------------------------------------------------- queries
-
-    @property
-    def status(self) -> Status:
-        if self.phase == WAITING:
-            return Status.BETWEEN_ROUNDS
-        return Status.OVER if self.phase == OVER else Status.PLAYING
 
     def decision(self) -> tuple[Any, ...] | None:
         """The awaited decision's id: (round, phase, turn, step), or None when no seat is to act.
@@ -196,10 +157,6 @@ class Game:
         from .views import view_for  # views reads the game; importing it here keeps the import one-way
 
         return view_for(self, seat)
-
-    def stacks(self) -> dict[int, int]:
-        """Each seat's chips in hand, outside the pot."""
-        return {p.seat: p.stack for p in self.players.values()}
 
     @property
     def turn_seat(self) -> int | None:
@@ -228,7 +185,7 @@ class Game:
         if seat not in self.to_act():
             return {}
         if self.phase == CUT:
-            return {"cut": (MIN_CUT_PART, len(self.deck) - MIN_CUT_PART)}
+            return {"cut": self.cut_range()}
         return {"split": self.players[seat].hand}  # the showdown
 
     def _allowed_in_turn(self, seat: int) -> dict[str, Any]:
@@ -242,19 +199,12 @@ class Game:
             allowed["call_end"] = None
         return allowed
 
-    def legal_actions(self, seat: int) -> list[Action]:
-        """Every action ``seat`` may take now (empty if it has nothing to do), from :meth:`allowed`."""
-        actions: list[Action] = []
-        for kind, value in self.allowed(seat).items():
-            if kind == "cut":
-                actions += [Cut(None)] + [Cut(k) for k in range(value[0], value[1] + 1)]
-            elif kind == "split":
-                actions += [Split(s.down, s.back) for s in rank_splits(value)]
-            elif kind == "discard":
-                actions += [Discard(c) for c in value]
-            else:
-                actions.append(action_from_data({"kind": kind}))
-        return actions
+    def moves(self, kind: str, allowed: Any) -> list[Action]:
+        if kind == "split":
+            return [Split(s.down, s.back) for s in rank_splits(allowed)]
+        if kind == "discard":
+            return [Discard(c) for c in allowed]
+        return super().moves(kind, allowed)  # take_stock, take_discard, skip, call_end: the kind alone
 
     def can_call_end(self) -> bool:
         return self.settings.early_call and self.phase == PLAY and self.called_by is None
@@ -265,9 +215,6 @@ class Game:
 
     def can_pay(self) -> list[int]:
         return [p.seat for p in self.players.values() if not p.out and p.stack >= self.settings.ante]
-
-    def chance_drawn(self) -> tuple[int, ...]:
-        return self.fair.drawn(self.rng)
 
     def chips_in_play(self) -> int:
         """Stacks plus pot: always equal to :attr:`brought`."""
@@ -280,27 +227,7 @@ class Game:
             cards += p.hand
         return cards
 
-    def left_of(self, seat: int, among: Iterable[int]) -> int:
-        ring = sorted(among)
-        later = [s for s in ring if s > seat]
-        return later[0] if later else ring[0]
-
-    def right_of(self, seat: int, among: Iterable[int]) -> int:
-        ring = sorted(among)
-        earlier = [s for s in ring if s < seat]
-        return earlier[-1] if earlier else ring[-1]
-
     # ----------------------------------------------------------- applying
-
-    def apply(self, seat: int | None, action: Action) -> list[Record]:
-        """Apply ``action`` by ``seat`` (``None`` for table actions) and return what happened."""
-        self.check(seat, action)
-        records = self._do(seat, action)
-        self.history.append(seat, action)
-        self.round_log.extend(records)
-        if self.fair.open and self.status is not Status.PLAYING:
-            return records + self.fair.reveal(self.history)  # the round is over: its seed is told (not logged)
-        return records
 
     def check(self, seat: int | None, action: Action) -> None:
         """Raise the typed error that :meth:`apply` would raise; change nothing."""
@@ -312,46 +239,22 @@ class Game:
             elif (type(action) is Discard and self.taken_from_discard is None
                     and action.card in self.players[seat].hand):
                 return
-        if self.phase == OVER:
-            raise IllegalAction(action, "the game is over")
-        if isinstance(action, TABLE_ACTIONS):
-            if seat is not None:
-                raise IllegalAction(action, "only the table may do this, not a seat")
-            self._check_table_action(action)
-            return
-        if isinstance(action, FAIR_ACTIONS):
-            self.fair.check(action, seat)
-            return
-        if self.phase == PLAY and seat == self.order[self.turn_index]:
-            allowed = self._allowed_in_turn(seat)  # the seat whose turn it is: to act by definition
-        elif seat not in self.players:
-            raise IllegalAction(action, f"there is no player at seat {seat}")
-        elif seat not in self.to_act():
-            raise NotYourTurn(action, f"seat {seat} is not to act now ({self._waiting_for()})")
-        else:
-            allowed = self.allowed(seat)
-        kind = action.kind
-        if kind not in allowed:
-            raise IllegalAction(action, self._not_now(action))
-        if allowed[kind] is None:  # a kind with nothing more to check: take_stock, skip...
-            return
-        if kind == "discard":
-            if action.card not in allowed["discard"]:  # type: ignore[union-attr]
-                if action.card not in self.players[seat].hand:  # type: ignore[union-attr]
-                    raise IllegalAction(action, f"you do not hold {action.card}")  # type: ignore[union-attr]
+        super().check(seat, action)
+
+    def check_move(self, seat: int, action: Action, allowed: Any) -> None:
+        if isinstance(action, Discard):
+            if action.card not in allowed:
+                if action.card not in self.players[seat].hand:
+                    raise IllegalAction(action, f"you do not hold {action.card}")
                 raise IllegalAction(action, "no take-back: you may not discard the card you took from the pile")
-        elif kind == "cut":
-            low, high = allowed["cut"]
-            if action.position is not None and not low <= action.position <= high:  # type: ignore[union-attr]
-                raise IllegalAction(action, f"cut position must be {low} to {high} so each part keeps {MIN_CUT_PART} cards")
-        elif kind == "split":
-            chosen = action.down + action.back  # type: ignore[union-attr]
-            if len(action.down) != 4 or len(action.back) != 3 or len(set(chosen)) != HAND_SIZE:  # type: ignore[union-attr]
+        elif isinstance(action, Split):
+            chosen = action.down + action.back
+            if len(action.down) != 4 or len(action.back) != 3 or len(set(chosen)) != HAND_SIZE:
                 raise IllegalAction(action, "a split is 4 going-down and 3 coming-back cards, all different")
-            if set(chosen) != set(allowed["split"]):
+            if set(chosen) != set(allowed):
                 raise IllegalAction(action, "a split must use exactly the 7 cards you hold")
 
-    def _not_now(self, action: Action) -> str:
+    def _not_now(self, action: Action, allowed: Mapping[str, Any]) -> str:
         """Why an action of a kind :meth:`allowed` leaves out is refused, in the player's terms."""
         if isinstance(action, CallEnd):
             if not self.settings.early_call:
@@ -369,42 +272,18 @@ class Game:
             return "take a card from the stock or the discard pile first"
         return "discard one card to end your turn"
 
-    def _check_table_action(self, action: Action) -> None:
-        if isinstance(action, StartRound):
-            if self.phase != WAITING:
-                raise IllegalAction(action, "a round is already in progress")
-            if len(self.eligible_seats()) < MIN_PLAYERS:
-                raise IllegalAction(action, "fewer than 2 players are present and able to pay the ante")
-        elif isinstance(action, SetAway) and action.seat not in self.players:
-            raise IllegalAction(action, f"there is no player at seat {action.seat}")
-        elif isinstance(action, SitIn):
-            if action.seat in self.players:
-                raise IllegalAction(action, f"seat {action.seat} is taken")
-            if len(self.players) >= MAX_PLAYERS:
-                raise IllegalAction(action, f"a game has at most {MAX_PLAYERS} players")
-            if action.chips < self.settings.ante:
-                raise IllegalAction(action, f"sitting in takes at least the ante of {self.settings.ante}")
+    def _check_start(self, action: StartRound) -> None:
+        if len(self.eligible_seats()) < MIN_PLAYERS:
+            raise IllegalAction(action, "fewer than 2 players are present and able to pay the ante")
 
-    def _waiting_for(self) -> str:
-        seats = self.to_act()
-        if self.fair.seeding:
-            return "the deal is being sealed: the players' seeds come first"
-        return f"waiting for seat(s) {seats}" if seats else f"nobody is to act in phase {self.phase}"
+    def _check_sit_in(self, action: SitIn) -> None:
+        if action.chips < self.settings.ante:
+            raise IllegalAction(action, f"sitting in takes at least the ante of {self.settings.ante}")
 
-    def _do(self, seat: int | None, action: Action) -> list[Record]:
-        return _APPLY[type(action)](self, seat, action)
-
-    def _do_sit_in(self, seat: None, action: SitIn) -> list[Record]:
+    def _sit_in(self, action: SitIn) -> list[Record]:
         """A new player between or during rounds: the next round deals them in (they ante like everyone)."""
-        self.players[action.seat] = Player(action.seat, action.name, action.chips)
-        self.players = dict(sorted(self.players.items()))  # seats clockwise, as everything here reads them
-        self.sat_in.append((action.seat, action.name, action.chips))
         self.brought += action.chips
-        return [Record("sit_in", action.seat, {"name": action.name, "chips": action.chips})]
-
-    def _do_set_away(self, seat: None, action: SetAway) -> list[Record]:
-        self.players[action.seat].away = action.away
-        return [Record("away" if action.away else "back", action.seat)]
+        return super()._sit_in(action)
 
     def _do_call_end(self, seat: int, action: CallEnd) -> list[Record]:
         self.called_by = seat
@@ -474,8 +353,8 @@ class Game:
         self.order = [s for s in seats if s >= first] + [s for s in seats if s < first]
 
     def _fair(self, seat: int | None, action: Action) -> list[Record]:
-        """A fair deal's action (engine.fairness)."""
-        records = self.fair.apply(seat, action)
+        """A fair deal's action (engine.fairness); the one that fixes the game's first deck draws its first dealer."""
+        records = super()._fair(seat, action)
         return records + self._first_dealer(records)
 
     def _first_dealer(self, records: list[Record]) -> list[Record]:
@@ -496,12 +375,8 @@ class Game:
         self.deck.sort(key=lambda c: c.index)  # the shuffle alone decides the order
 
     def _cut(self, seat: int, action: Cut) -> list[Record]:
-        if not self.fair.shuffled:  # the round's first shuffle, from the deck the seeds fixed
-            self.fair.shuffle(self.deck)
-        position = action.position
-        if position is None:
-            span = len(self.deck) - 2 * MIN_CUT_PART + 1
-            position = MIN_CUT_PART + self.fair.randbelow(span)
+        self._first_shuffle()
+        position = self._cut_position(action)
         deck = self.deck[position:] + self.deck[:position]
         records = [Record("cut", seat, {"position": position, "random": action.position is None})]
         for p in self.players.values():
@@ -622,45 +497,22 @@ class Game:
         return tied[0], draws
 
     def _end_game(self, reason: str) -> list[Record]:
-        refunds = []
-        for p in self.players.values():
-            if p.contributed:
-                refunds.append({"seat": p.seat, "chips": p.contributed})
-                p.stack += p.contributed
-                p.contributed = 0
+        """The table stops: the antes in the pot go back to those who put them in."""
+        records = super()._end_game(reason)
         self.pot = 0
-        self.phase = OVER
-        ranked = sorted(self.players.values(), key=lambda p: (-p.stack, p.seat))
-        self.standings = [
-            {"seat": p.seat, "name": p.name, "stack": p.stack, "brought": self._brought_by(p.seat)}
-            for p in ranked
-        ]
-        return [Record("game_over", None, {"reason": reason, "refunds": refunds, "standings": self.standings})]
-
-    def _brought_by(self, seat: int) -> int:
-        return next(stack for s, _, stack in self.initial_players + self.sat_in if s == seat)
+        return records
 
     # ----------------------------------------------------------- persistence
 
-    def to_data(self, history: bool = True) -> dict[str, Any]:
-        """The full state as plain data (msgpack/JSON friendly).
-
-        ``history=False`` leaves out the action history, for callers that keep
-        it elsewhere (the server's action log): it grows with every action.
-        """
-        data = {
-            "settings": self.settings.to_data(),
-            "rng": self.rng.to_data(),
-            "initial_rng": self.initial_rng,
-            "fair": self.fair.to_data(),
-            "initial_players": [list(p) for p in self.initial_players],
+    def _state_data(self) -> dict[str, Any]:
+        return {
             "brought": self.brought,
             "players": [p.to_data() for p in self.players.values()],
             "phase": self.phase, "round_no": self.round_no, "dealer": self.dealer,
             "cutter": self.cutter, "order": list(self.order),
-            "deck": [c.text for c in self.deck], "stock": [c.text for c in self.stock],
-            "discard_pile": [c.text for c in self.discard_pile],
-            "tiebreak_cards": [c.text for c in self.tiebreak_cards],
+            "deck": texts(self.deck), "stock": texts(self.stock),
+            "discard_pile": texts(self.discard_pile),
+            "tiebreak_cards": texts(self.tiebreak_cards),
             "turn_index": self.turn_index, "step": self.step,
             "taken_from_discard": str(self.taken_from_discard) if self.taken_from_discard else None,
             "called_by": self.called_by, "pot": self.pot,
@@ -669,67 +521,27 @@ class Game:
             "round_log": [r.to_data() for r in self.round_log],
             "standings": self.standings,
         }
-        if self.sat_in:  # absent when nobody sat in, as in checkpoints written before sitting in existed
-            data["sat_in"] = [list(p) for p in self.sat_in]
-        if history:
-            data["history"] = [[s, a] for s, a in self.history]
-        return data
 
-    @classmethod
-    def from_data(cls, data: dict[str, Any]) -> "Game":
-        game = cls.__new__(cls)
-        cards = lambda items: [Card.parse(c) for c in items]  # noqa: E731
-        game.settings = Settings.from_data(data["settings"])
-        game.rng = HashRng.from_data(data["rng"])
-        game.initial_rng = data["initial_rng"]
-        game.fair = FairDeal.from_data(data.get("fair"), game.rng)  # absent: a checkpoint from before fair deals
-        game.initial_players = [tuple(p) for p in data["initial_players"]]
-        game.brought = data["brought"]
-        game.sat_in = [tuple(p) for p in data.get("sat_in", ())]
-        game.players = {p["seat"]: Player.from_data(p) for p in data["players"]}
-        game.phase, game.round_no, game.dealer = data["phase"], data["round_no"], data["dealer"]
-        game.cutter, game.order = data["cutter"], list(data["order"])
-        game.deck, game.stock = cards(data["deck"]), cards(data["stock"])
-        game.discard_pile, game.tiebreak_cards = cards(data["discard_pile"]), cards(data["tiebreak_cards"])
-        game.turn_index, game.step = data["turn_index"], data["step"]
+    def _restore(self, data: Mapping[str, Any]) -> None:
+        self.brought, self.dealer = data["brought"], data["dealer"]
+        self.cutter, self.order = data["cutter"], list(data["order"])
+        self.deck, self.stock = cards_of(data["deck"]), cards_of(data["stock"])
+        self.discard_pile, self.tiebreak_cards = cards_of(data["discard_pile"]), cards_of(data["tiebreak_cards"])
+        self.turn_index, self.step = data["turn_index"], data["step"]
         taken = data["taken_from_discard"]
-        game.taken_from_discard = Card.parse(taken) if taken else None
-        game.called_by, game.pot = data["called_by"], data["pot"]
-        game.round_discards = [(s, Card.parse(c)) for s, c in data["round_discards"]]
-        game.showdown = data["showdown"]
-        game.round_log = [Record.from_data(r) for r in data["round_log"]]
-        game.history = ActionLog(data.get("history", ()), action_from_data)
-        game.standings = data["standings"]
-        return game
+        self.taken_from_discard = Card.parse(taken) if taken else None
+        self.called_by, self.pot = data["called_by"], data["pot"]
+        self.round_discards = [(s, Card.parse(c)) for s, c in data["round_discards"]]
+        self.showdown = data["showdown"]
 
-    @classmethod
-    def replay(
-        cls,
-        settings: Settings,
-        players: Sequence[tuple[int, str] | tuple[int, str, int]],
-        rng_data: dict[str, Any],
-        history: Iterable[tuple[int | None, dict[str, Any]]],
-    ) -> "Game":
-        """Rebuild a game from its starting RNG state and action history."""
-        game = cls(settings, players, HashRng.from_data(rng_data))
-        for seat, action in history:
-            game.apply(seat, action_from_data(action))
-        return game
-
-
-
-_APPLY = {
-    StartRound: lambda game, seat, action: game._start_round(),
-    EndGame: lambda game, seat, action: game._end_game("ended by the table"),
-    SetAway: Game._do_set_away,
-    SitIn: Game._do_sit_in,
-    CallEnd: Game._do_call_end,
-    Cut: Game._cut,
-    Split: Game._submit_split,
-    TakeStock: Game._do_take_stock,
-    TakeDiscard: Game._do_take_discard,
-    Skip: Game._do_skip,
-    Discard: Game._do_discard,
-    **{kind: Game._fair for kind in FAIR_ACTIONS},
-}
-"""How each kind of (already checked) action changes the game."""
+    APPLY = {
+        CallEnd: _do_call_end,
+        Cut: _cut,
+        Split: _submit_split,
+        TakeStock: _do_take_stock,
+        TakeDiscard: _do_take_discard,
+        Skip: _do_skip,
+        Discard: _do_discard,
+    }
+    """How each of the game's own (already checked) actions changes it; the table's and the fair deal's
+    are the base's."""
