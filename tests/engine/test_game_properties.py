@@ -2,7 +2,8 @@
 
 Whole games are played with random legal actions, random table actions and
 every setting, through the :class:`~engine.contract.GameType` alone, so a new
-game gets all of this by registering in ``engine.games.GAMES``. After every
+game gets all of this by registering in ``engine.games.GAMES`` (the fixture
+game of ``tests/fixture_game.py`` is registered here for each test). After every
 action: all cards are accounted for, chips are conserved, no view holds a
 card its viewer may not know, views are plain string-keyed data, and
 to_data / from_data round-trips; bot and timeout moves are always legal; a
@@ -27,9 +28,18 @@ from engine.errors import EngineError, InvalidAction
 from engine.fingerprint import fingerprint
 from engine.games import GAMES, find_game
 from engine.rng import HashRng
+from fixture_game import HIGH_CARD, registered
 from plain_data import assert_plain_data, strings_in
 
-GAME_TYPES = list(GAMES.values())
+GAME_TYPES = list(GAMES.values()) + [HIGH_CARD]
+"""Every registered game, and the fixture game (tests/fixture_game.py): the kit's smallest game must pass too."""
+
+
+@pytest.fixture(autouse=True)
+def fixture_game_registered():
+    """The fixture game is in ``GAMES`` while each test here runs, and only then."""
+    with registered():
+        yield
 
 
 def setting_values(field) -> list:
