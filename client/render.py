@@ -122,10 +122,6 @@ class Display:
         return "..." if self.ascii else "…"
 
     @property
-    def dash(self) -> str:
-        return "-" if self.ascii else "—"
-
-    @property
     def back_glyph(self) -> str:
         return "#" if self.ascii else "▮"
 

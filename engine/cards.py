@@ -145,10 +145,6 @@ class Card:
                                  "in upper case)")
         return card
 
-    @classmethod
-    def from_index(cls, index: int) -> "Card":
-        return DECK[index]
-
     def __str__(self) -> str:
         return self.text
 
@@ -180,7 +176,3 @@ def parse_cards(text: str | Iterable[str]) -> list[Card]:
     """Parse ``"AS 2D 3C"`` (or a list of notations) into cards."""
     parts = text.split() if isinstance(text, str) else list(text)
     return [Card.parse(part) for part in parts]
-
-
-def format_cards(cards: Iterable[Card]) -> str:
-    return " ".join(str(card) for card in cards)

@@ -47,7 +47,6 @@ import secrets
 import struct
 import termios
 from pathlib import Path
-from typing import Callable
 
 import asyncssh
 

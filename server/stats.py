@@ -11,7 +11,7 @@ import asyncio
 import secrets
 from typing import Any
 
-from protocol import Connection, ProtocolError
+from protocol import Connection
 from protocol import messages as m
 
 from . import __version__

@@ -6,7 +6,7 @@ import gc
 
 import pytest
 
-from engine.games.down_and_back.actions import Cut, Discard, Split, StartRound, TakeStock, action_from_data
+from engine.games.down_and_back.actions import Cut, Discard, Split, StartRound, action_from_data
 from engine.records import ActionLog
 from engine.games.down_and_back.bots import baseline_action
 from engine.cards import Card, parse_cards

@@ -10,7 +10,7 @@ from engine.games.down_and_back.actions import (
 )
 from engine.cards import Card, parse_cards
 from engine.errors import IllegalAction, InvalidAction, NotYourTurn
-from engine.games.down_and_back.rules import CUT, OVER, PLAY, SHOWDOWN, WAITING, Game, Settings
+from engine.games.down_and_back.rules import CUT, OVER, PLAY, SHOWDOWN, Game, Settings
 from engine.fairness import DealStream
 from engine.rng import HashRng
 

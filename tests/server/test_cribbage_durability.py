@@ -19,7 +19,6 @@ import pytest
 
 from scripted_cribbage import assert_conserved, games_won, play_cribbage, play_until, seat_table
 from durability_helpers import FAST, ServerProcess, integrity
-from protocol import messages as m
 from scripted import ScriptedClient
 from server.store import Store
 

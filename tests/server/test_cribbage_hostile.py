@@ -20,7 +20,7 @@ from client.link import RequestFailed
 from engine.errors import InvalidAction
 from engine.games import GAMES
 from protocol import messages as m
-from scripted_cribbage import baseline, games_won, play_until, seat_table
+from scripted_cribbage import baseline, games_won, seat_table
 
 MALFORMED = [
     {"kind": "go"},  # there is no go action

@@ -17,11 +17,9 @@
 
 from __future__ import annotations
 
-import asyncio
 import os
 import shutil
 import signal
-import sqlite3
 import stat
 import subprocess
 from contextlib import contextmanager

@@ -9,12 +9,12 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import VerticalScroll
 from textual.content import Content
-from textual.widgets import Footer, Static
+from textual.widgets import Static
 
-from ...render import Display, chips
-from ...widgets.basics import TooSmall, display_of
+from ...render import chips
+from ...widgets.basics import display_of
 from ..board import Panel
-from ..down_and_back.gameover import GameOverScreen, standings_content
+from ..down_and_back.gameover import GameOverScreen
 from .widgets import show_rows
 
 SKUNKS = {2: "skunked: pays double", 3: "double skunked: pays triple"}
