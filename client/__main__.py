@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any
 from . import __version__
 from .address import DEFAULT_PORT, AddressError, parse_address
 from .config import ClientConfig, config_dir, login_name
-from .games import BOARDS, DEFAULT_GAME
+from .games import DEFAULT_GAME, playable_games
 
 if TYPE_CHECKING:
     from .app import DabApp, JoinNote
@@ -46,16 +46,15 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--four-colour", "--four-color", dest="four_colour", action="store_true",
                         help="four-colour deck: clubs green, diamonds blue, hearts red, spades plain")
     practice = parser.add_argument_group("practice game (no address)")
-    practice.add_argument("--game", choices=list(BOARDS), default=None,
-                          help="the game to practise (default: the last one practised, else down-and-back; "
+    practice.add_argument("--game", choices=playable_games(), default=None,
+                          help=f"the game to practise (default: the last one practised, else {DEFAULT_GAME}; "
                                "remembered)")
-    practice.add_argument("--bots", type=int, default=None, choices=range(1, 5), metavar="N",
-                          help="number of bots, 1 to 4 (default 3 for down-and-back, 1 for cribbage, "
-                               "at most 3 for cribbage)")
+    practice.add_argument("--bots", type=int, default=None, metavar="N",
+                          help="number of bots, 1 to one fewer than the game seats (default: the game's usual "
+                               "number)")
     practice.add_argument("--level", default=None, metavar="LEVEL",
-                          help="how well the bots play: easy, normal or strong for down-and-back, normal or "
-                               "strong for cribbage (default: the last one asked for, else the game's usual; "
-                               "remembered)")
+                          help="how well the bots play, one of the game's bot levels (default: the last one "
+                               "asked for, else the game's usual; remembered)")
     practice.add_argument("--bot-delay", type=float, default=0.8, metavar="SECONDS",
                           help="pause before each bot move (default 0.8)")
     practice.add_argument("--turn-timeout", type=float, default=300.0, metavar="SECONDS",
@@ -116,13 +115,15 @@ async def run(args: argparse.Namespace, config: ClientConfig) -> int:
     if args.address is None:
         from .practice import PracticeOptions, start_practice
 
-        game = args.game or (config.practice_game if config.practice_game in BOARDS else DEFAULT_GAME)
-        if game == "cribbage" and args.bots is not None and args.bots > 3:
-            error("cribbage seats at most 4: give --bots 1 to 3")
-            return EXIT_USAGE
+        game = args.game or (config.practice_game if config.practice_game in playable_games() else DEFAULT_GAME)
         from engine.games import find_game
 
-        levels = find_game(game).bot_levels
+        game_type = find_game(game)  # the game says how many it seats and how its bots play
+        most = game_type.max_seats - 1
+        if args.bots is not None and not 1 <= args.bots <= most:
+            error(f"{game_type.title} seats at most {game_type.max_seats}: give --bots 1 to {most}")
+            return EXIT_USAGE
+        levels = game_type.bot_levels
         if args.level is not None and args.level not in levels:
             error(f"{game} bots play at {', '.join(levels)}: give --level one of them")
             return EXIT_USAGE

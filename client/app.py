@@ -615,11 +615,13 @@ class DabApp(App[None]):
 
     async def _practise(self, game: str) -> None:
         """The practice table's requests in order; the first refusal is said and ends it."""
-        from .practice_table import PRACTICE_BOTS, practice_requests
+        from engine.games import find_game
+
+        from .practice_table import practice_requests
         from .screens.lobby import default_table_name
 
         name = default_table_name(self.player_name, "'s practice")
-        for kind, fields in practice_requests(game, PRACTICE_BOTS[game], name):
+        for kind, fields in practice_requests(game, find_game(game).practice_bots, name):
             self.requests_sent.append((kind, fields))
             if not await self._request(kind, fields):
                 return

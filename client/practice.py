@@ -13,14 +13,14 @@ from server.net import GameServer, NetConfig
 from server.table import TableConfig
 
 from . import __version__
-from .practice_table import PRACTICE_BOTS, practice_requests
+from .practice_table import practice_requests
 from .session import Session
 
 
 @dataclass
 class PracticeOptions:
     game: str = "down-and-back"
-    bots: int | None = None  # None: the game's usual number (PRACTICE_BOTS)
+    bots: int | None = None  # None: the game's usual number (its GameType's practice_bots)
     level: str | None = None  # the bots' level, one of the game's bot_levels (None: the game's default)
     bot_delay: float = 0.8
     turn_timeout: float = 300.0
@@ -30,7 +30,11 @@ class PracticeOptions:
 
 def practice_bots(options: PracticeOptions) -> int:
     """How many bots the practice seats: the asked number, else the game's usual one."""
-    return options.bots if options.bots is not None else PRACTICE_BOTS[options.game]
+    if options.bots is not None:
+        return options.bots
+    from engine.games import find_game
+
+    return find_game(options.game).practice_bots
 
 
 async def start_server(options: PracticeOptions) -> GameServer:

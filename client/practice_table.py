@@ -11,8 +11,6 @@ from typing import Any, Iterator
 
 from protocol import messages as m
 
-PRACTICE_BOTS = {"down-and-back": 3, "cribbage": 1}  # a full pub table; cribbage one against one
-
 
 def practice_requests(game: str, bots: int, name: str = "Practice", level: str | None = None) -> Iterator[
         tuple[type[m.Request], dict[str, Any]]]:

@@ -481,6 +481,7 @@ class GameType(Protocol):
     setting_fields: tuple[SettingField, ...]
     bot_levels: tuple[str, ...]  # the levels a host may pick for a bot, weakest first ("easy", "strong", ...)
     default_bot_level: str  # the level of a bot added without one
+    practice_bots: int  # the bots a practice game seats when the player does not say (1..max_seats - 1)
     fair_names: Mapping[str, str]  # what a verifier calls each event kind that shows chance: {"take_stock": "stock card"}
 
     def settings(self, data: Mapping[str, Any] | None = None) -> Settings:

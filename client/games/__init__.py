@@ -24,6 +24,14 @@ BOARDS: dict[str, str] = {
 """Game name -> ``module:class`` of its board."""
 
 
+def playable_games() -> list[str]:
+    """The games this client can play: the engine's registry (the one game list), in its order, that have a
+    board here. Their names are known without importing any game."""
+    from engine.games import GAMES
+
+    return [name for name in GAMES if name in BOARDS]
+
+
 def board_class(game: str) -> "type[Board]":
     """The board for ``game``'s tables (the unsupported-game board when this client has none)."""
     where = BOARDS.get(game)

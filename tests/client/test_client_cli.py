@@ -261,6 +261,24 @@ async def test_the_practice_game_is_chosen_with_game_and_remembered(monkeypatch,
     assert ClientConfig.load().practice_game == "down-and-back"
 
 
+async def test_the_practice_bots_limits_and_usual_number_are_the_games_own(monkeypatch, config_dir, capsys):
+    """Issue 29 items 7 and 9: how many bots a practice seats, and how many it may, the game type says
+    (``practice_bots``, ``max_seats``), for every game the client plays: no game is named in the CLI."""
+    from client.games import playable_games
+    from engine.games import find_game
+
+    tables, practise = practice_tables(monkeypatch)
+    for name in playable_games():
+        game = find_game(name)
+        assert await practise("--game", name) == 0 and tables[-1][:2] == (name, game.practice_bots)
+        for refused in (0, game.max_seats):
+            assert await practise("--game", name, "--bots", str(refused)) == 2
+            assert f"{game.title} seats at most {game.max_seats}: give --bots 1 to {game.max_seats - 1}" \
+                in capsys.readouterr().err
+        assert await practise("--game", name, "--bots", str(game.max_seats - 1)) == 0
+        assert tables[-1][:2] == (name, game.max_seats - 1)
+
+
 async def test_the_practice_bots_level_is_asked_with_level_and_remembered(monkeypatch, config_dir):
     """``--level`` picks the practice bots' level; it is remembered, and a game without that level gets its own
     default (the memory stays); a level the game lacks is a usage error."""

@@ -247,6 +247,8 @@ def test_every_game_is_registered_under_its_own_name(game_type):
         find_game("no-such-game")
     least, most = game_type.buy_in(defaults)
     assert 0 < least <= most
+    assert 1 <= game_type.practice_bots <= game_type.max_seats - 1  # a practice table the game can seat
+    assert game_type.default_bot_level in game_type.bot_levels
 
 
 def test_every_game_has_its_own_steady_fingerprint():
