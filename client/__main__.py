@@ -101,11 +101,13 @@ def bench_hooks() -> dict[str, Any]:
 
 
 async def run(args: argparse.Namespace, config: ClientConfig) -> int:
+    from protocol.messages import NAME_MAX
+
     from .link import LinkError
     from .render import Display
     from .session import Session
 
-    name = (args.name or config.name or login_name()).strip()[:24].rstrip() or "player"  # no "Ann 's table"
+    name = (args.name or config.name or login_name()).strip()[:NAME_MAX].rstrip() or "player"  # no "Ann 's table"
     display = Display(ascii=args.ascii, four_colour=args.four_colour)
     hooks = bench_hooks()
     app_ref = hooks.pop("_app_ref", [])

@@ -139,6 +139,15 @@ MAX_ACTION_KEYS = 16
 
 SERVER_NAME = "Server"  # the name on the server's own chat notices; no player may take it (PROTOCOL.md §8.1)
 BOT_MARK = "(bot)"  # how bots' names end; reserved for them
+NAME_MAX = 24
+"""A player's name once the server cleaned it is 1 to this many code points (PROTOCOL.md §8.1): the one owner
+of the limit, for the server's check and every client's input."""
+TABLE_NAME_MAX = 40
+"""A table's name once cleaned is 1 to this many code points (PROTOCOL.md §8.1)."""
+SENT_NAME_MAX = 64
+"""A name or table name as sent, before cleaning (the ``name`` type, PROTOCOL.md §3): room for what cleaning
+drops, and at least the cleaned limits."""
+assert SENT_NAME_MAX >= max(NAME_MAX, TABLE_NAME_MAX)
 
 _ErrorType = Callable[..., ProtocolError]  # an error class, or _remote_from_frame
 
@@ -363,8 +372,8 @@ SEAT = Int(0, MAX_SEATS - 1)
 SEAT_COUNT = Int(1, MAX_SEATS)
 COUNT = Int(0, 2**31 - 1)
 TIMESTAMP = Int(0, 2**63 - 1)
-NAME = Str(0, 64)
-TABLE_NAME = Str(0, 64)
+NAME = Str(0, SENT_NAME_MAX)
+TABLE_NAME = Str(0, SENT_NAME_MAX)
 SOFTWARE = Str(0, 64)
 TEXT = Str(0, 1000)
 CHAT_TEXT = Str(1, 1000)

@@ -12,10 +12,9 @@ from __future__ import annotations
 import re
 import unicodedata
 
-from protocol.messages import BOT_MARK, SERVER_NAME
+from protocol.messages import BOT_MARK, NAME_MAX, SERVER_NAME, TABLE_NAME_MAX
 
-NAME_MAX = 24
-TABLE_NAME_MAX = 40
+__all__ = ["CHAT_MAX", "NAME_MAX", "TABLE_NAME_MAX", "clean_name", "clean_table_name", "clean_text", "name_problem"]
 CHAT_MAX = 200
 
 # Whole terminal escape sequences (CSI, OSC, two-byte ESC forms, 8-bit CSI), so

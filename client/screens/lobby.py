@@ -62,7 +62,7 @@ def literal(text: str, style: str = "") -> Text:
     return Text(clean, style=style)
 
 
-TABLE_NAME_MAX = 40  # the server's limit (server/text.py); longer names are cut there
+TABLE_NAME_MAX = m.TABLE_NAME_MAX  # the protocol's limit: a longer name is refused
 
 
 def game_of(settings: dict[str, Any]) -> Any:
