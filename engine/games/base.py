@@ -51,9 +51,11 @@ round ends. What a game must do itself:
 4. Take all its chance from ``fair.shuffle`` / ``fair.randbelow`` (a random cut:
    :meth:`~CardGame._cut_position`), never from ``rng`` directly.
 
-``tests/engine/test_game_properties.py`` checks every registered game against
-the rule (no seat acts while sealing; replay from seed and history is exact;
-the verifier replays every round); ``docs/ADDING-A-GAME.md`` walks through it.
+``tests/engine/test_fairness.py`` verifies every round of every registered game
+as each player saw it (the verifier replays it through the game from the state
+its ``deal_reveal`` carries: chance drawn anywhere else shows as a wrong card),
+and ``tests/engine/test_game_properties.py`` that seed and history replay it
+exactly; ``docs/ADDING-A-GAME.md`` walks through it.
 """
 
 from __future__ import annotations

@@ -653,3 +653,32 @@ def test_fairness_md_prints_every_vector_the_implementations_agree_on():
     missing = [value for value in printed if value not in flat]
     assert not missing, missing
     assert first.randbelow(3) == 2 and "below(3):2(bits10)" in flat  # the first dealer's draw
+
+
+def test_the_fixture_game_keeps_the_fairness_rule_and_a_game_that_breaks_it_is_caught():
+    """docs/ADDING-A-GAME.md §3 on the smallest game: High Card's rounds verify for every viewer; the same
+    game drawing its shuffle from its own RNG (not the deal stream fixed from the seeds) is named."""
+    from fixture_game import HIGH_CARD, Game, HighCard
+
+    watched = Watched(HIGH_CARD, 3, 8)
+    for _ in range(3):
+        watched.round({1: SEED_B})
+        for viewer in watched.seen:
+            verdict = verify_round(HIGH_CARD, watched.last_round(viewer), viewer, SEED_B if viewer == 1 else None,
+                                   TEST_KEY)
+            assert verdict.ok, verdict
+
+    class OwnShuffle(Game):
+        def _first_shuffle(self) -> None:
+            if not self.fair.shuffled:
+                self.fair.shuffled_once = True
+                self.rng.shuffle(self.deck)  # chance no client seed went into
+
+    class Unfair(HighCard):
+        GAME = OwnShuffle
+
+    unfair = Unfair()
+    watched = Watched(unfair, 3, 8)
+    watched.round({1: SEED_B})
+    verdict = verify_round(unfair, watched.last_round(0), 0, None, TEST_KEY)
+    assert not verdict.ok and verdict.what == "dealt card", verdict  # HIGH_CARD.fair_names["deal"]
