@@ -34,6 +34,7 @@ from typing import TYPE_CHECKING
 from protocol.messages import DEFAULT_PORT, is_host
 
 from . import __version__
+from . import capacity
 from .gateway import SESSION_CLIENTS, GatewayThread
 from .keys import BadKeyFile, ServerKey
 from .lobby import Lobby, LobbyConfig, server_key
@@ -139,8 +140,9 @@ def build_parser() -> argparse.ArgumentParser:
     ssh.add_argument("--no-ssh-guests", dest="ssh_guests", action="store_false",
                      help="admit only sessions with an SSH key (by default sessions without one play as guests, "
                      "whose chips do not persist)")
-    ssh.add_argument("--ssh-max-sessions", type=positive(int), default=SshConfig.max_sessions, metavar="N",
-                     help=f"SSH sessions in all (default {SshConfig.max_sessions})")
+    ssh.add_argument("--ssh-max-sessions", type=positive(int), default=None, metavar="N",
+                     help="SSH sessions in all (default: what this machine's memory and cores hold, logged at "
+                     "start; README 'Sizing')")
     ssh.add_argument("--ssh-max-per-address", type=positive(int), default=SshConfig.max_per_address,
                      metavar="N", help=f"SSH sessions from one address (default {SshConfig.max_per_address})")
     ssh.add_argument("--ssh-max-per-connection", type=positive(int), default=SshConfig.max_per_connection,
@@ -164,8 +166,9 @@ def build_parser() -> argparse.ArgumentParser:
     web.add_argument("--no-web-guests", dest="web_guests", action="store_false",
                      help="admit only players who give their token (by default a tab without one plays as a "
                      "guest, whose chips do not persist)")
-    web.add_argument("--web-max-sessions", type=positive(int), default=20, metavar="N",
-                     help="browser tabs playing at once, each a client process (default 20)")
+    web.add_argument("--web-max-sessions", type=positive(int), default=None, metavar="N",
+                     help="browser tabs in all (default: what this machine's memory and cores hold, logged at "
+                     "start; README 'Sizing')")
     web.add_argument("--web-max-per-address", type=positive(int), default=10, metavar="N",
                      help="browser tabs playing at once from one address (default 10)")
     web.add_argument("--web-origin", action="append", default=[], metavar="URL",
@@ -276,6 +279,15 @@ async def serve(args: argparse.Namespace, store: Store | None = None) -> int:
     log.info("Down and Back server listening on %s", ", ".join(server.addresses))
     gateway = None
     thread = GatewayThread(args.session_clients) if args.ssh_port is not None or args.web_port is not None else None
+    if thread is not None:
+        limit = capacity.default_sessions(thread.forks is not None)
+        for option in ("ssh_max_sessions", "web_max_sessions"):
+            if getattr(args, option) is None:
+                setattr(args, option, limit)
+        log.info("session limits: %d SSH sessions, %d browser tabs (this machine holds ~%d %s clients: %s cores, "
+                 "%s MB each)", args.ssh_max_sessions, args.web_max_sessions, limit,
+                 "forked" if thread.forks is not None else "exec'd", os.cpu_count(),
+                 capacity.session_cost_mb(thread.forks is not None))
     if args.ssh_port is not None:
         gateway = await start_ssh(args, lobby, server.port, thread)
         if gateway is None:

@@ -39,6 +39,7 @@ import time
 from pathlib import Path
 from typing import Any, Callable, Coroutine, TypeVar
 
+from . import capacity
 from .fork_server import ForkedClient, ForkServer, ForkServerUnavailable, available as fork_available
 from .limits import CLIENT_NICENESS
 
@@ -75,6 +76,11 @@ def client_environment(**extra: str) -> dict[str, str]:
 _FORK_SERVERS: dict[asyncio.AbstractEventLoop, ForkServer] = {}  # a gateway thread's loop -> its fork server
 
 
+class MachineFull(OSError):
+    """No session's client is started: the machine's memory would not hold it (``capacity.room_for_a_session``);
+    its text is the session's to be told."""
+
+
 async def start_client(args: list[str], token: str, *, env: dict[str, str], stdin: Any, stdout: Any, stderr: Any,
                        terminal: bool = False) -> asyncio.subprocess.Process | ForkedClient:
     """Start a session's ``dab-client ARGS`` (the one place both gateways start one).
@@ -82,13 +88,16 @@ async def start_client(args: list[str], token: str, *, env: dict[str, str], stdi
     Forked by the gateway thread's fork server (:mod:`server.fork_server`) when it has one, else (or when it
     cannot) run by exec. The token reaches it on a pipe (``--token-fd``), never on its command line or in its
     environment; with ``terminal`` its standard input (a PTY) becomes its controlling terminal."""
+    forks = _FORK_SERVERS.get(asyncio.get_running_loop())
+    if not capacity.room_for_a_session(forks is not None):
+        log.warning("a session refused: the machine's available memory would not hold its client")
+        raise MachineFull(capacity.FULL)
     token_r, token_w = os.pipe()
     try:
         os.write(token_w, token.encode())  # a few dozen bytes: the pipe holds them
     finally:
         os.close(token_w)
     try:
-        forks = _FORK_SERVERS.get(asyncio.get_running_loop())
         if forks is not None:
             try:
                 return await forks.spawn(args, token_r, env=env, stdin=stdin, stdout=stdout, stderr=stderr,

@@ -53,7 +53,7 @@ import asyncssh
 from protocol.messages import is_host
 
 from .errors import RequestError
-from .gateway import (GatewayThread, InputBudget, Resizes, client_environment, clamp_size, end_client,
+from .gateway import (GatewayThread, InputBudget, MachineFull, Resizes, client_environment, clamp_size, end_client,
                       game_address_text, lower_priority, start_client)
 from .keys import private_file
 from .limits import Backoff, BucketsByKey, PeerLog, address_key
@@ -433,6 +433,8 @@ class GatewaySession(asyncssh.SSHServerSession):  # type: ignore[type-arg]
             why = f"cannot play as {self.name!r}: {exc.message} (ssh other-name@host)" \
                 if exc.code == "bad_name" else exc.message
             chan.write_stderr(f"{why}\r\n".encode())
+        except MachineFull as exc:  # (the gateway has logged it)
+            chan.write_stderr(f"{exc}\r\n".encode())
         except OSError as exc:
             log.warning("SSH session of %r: cannot start the client: %s", self.name, exc)
             chan.write_stderr(b"the server could not start the game client; try again later\r\n")

@@ -63,7 +63,7 @@ from aiohttp import WSCloseCode, WSMsgType, web
 from protocol.messages import is_host
 
 from .errors import RequestError
-from .gateway import (GatewayThread, InputBudget, Resizes, client_environment, clamp_size, end_client,
+from .gateway import (GatewayThread, InputBudget, MachineFull, Resizes, client_environment, clamp_size, end_client,
                       game_address_text, lower_priority, start_client)
 from .limits import Backoff, BucketsByKey, PeerLog, address_key
 from .lobby import Lobby
@@ -679,6 +679,8 @@ class WebGateway:
             await tab.read_tab()
         except asyncio.CancelledError:
             raise
+        except MachineFull as exc:  # (the gateway has logged it) the tab says why
+            await tab.close(str(exc), WSCloseCode.TRY_AGAIN_LATER)
         except Exception as exc:  # noqa: BLE001 (a tab's failure is that tab's, never the server's)
             self.peer_log.warning(address, "a browser tab failed: %s: %s", type(exc).__name__, exc)
         finally:
