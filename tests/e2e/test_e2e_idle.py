@@ -94,7 +94,8 @@ def test_a_seated_client_waiting_wakes_and_paints_only_for_its_countdown(server)
             return seated, under_dialog
 
     (wakes, written), (dialog_wakes, dialog_written) = asyncio.run(scenario())
-    assert 0 < written <= 150, f"{written:.0f} bytes a second for a countdown"
+    # ~100 bytes a tick (its cells, the frame's marks): a 2 s window may hold 3 ticks when one runs late.
+    assert 0 < written <= 250, f"{written:.0f} bytes a second for a countdown"
     assert wakes <= SEATED_WAKES, f"{wakes:.1f} wake-ups a second seated"
     assert 0 < dialog_written <= 400, f"{dialog_written:.0f} bytes a second under a dialog"
     assert dialog_wakes <= SEATED_WAKES, f"{dialog_wakes:.1f} wake-ups a second under a dialog"
