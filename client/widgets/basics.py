@@ -257,9 +257,20 @@ class RowsWidget(Widget):
             self.refresh(layout=self.grows_with_rows)
             return
         width = self.size.width
+        if not self._one_line_each(old, width) or not self._one_line_each(rows, width):
+            # A row wider than the widget wraps (or one holds a line break): its lines on screen are no
+            # longer its index, and the rows below it move when its line count changes. Repainting only
+            # row y there left the old text of the other lines behind (issue 29, item 6).
+            self.refresh(layout=self.grows_with_rows)
+            return
         dirty = [_changed_span(a, b, y, width) for y, (a, b) in enumerate(zip(old, rows)) if not a.is_same(b)]
         if dirty:
             self.refresh(*dirty)
+
+    @staticmethod
+    def _one_line_each(rows: list[Content], width: int) -> bool:
+        """Does each row take exactly one line of the screen (row y is line y)?"""
+        return all(row.cell_length <= width and "\n" not in row.plain for row in rows)
 
     def on_resize(self) -> None:
         self._rows = self.build()
