@@ -39,7 +39,6 @@ if TYPE_CHECKING:
 
     from ..fairness import RoundStatus
 
-MAX_SEATS = 5
 MAX_EARLY_NEWS = 256  # pushes kept for a table screen not mounted yet (it mounts within a frame or two)
 SIT_OUT = "sit out: played for you, not dealt in; again: back in"
 
@@ -191,6 +190,15 @@ class TableScreen(QuietBackground, SteadyScreen, Screen[None]):
         """``parts`` as styled text for us: names, our seat as "You", cards as we show them."""
         return render_parts(parts, self.names, self.display_options, self.me)
 
+    @cached_property
+    def seat_count(self) -> int:
+        """How many seats a table of this game may have: its game type's ``max_seats`` (a game this client
+        does not know: the most the protocol allows), one seat panel each."""
+        from engine.games import GAMES
+
+        known = GAMES.get(self.game_of(self.view))
+        return known.max_seats if known is not None else m.MAX_SEATS
+
     # ------------------------------------------------------------ layout
 
     def compose(self) -> ComposeResult:
@@ -203,7 +211,7 @@ class TableScreen(QuietBackground, SteadyScreen, Screen[None]):
         join_line.display = False  # until there is a join line to show (update_join_line): no layout for none
         yield join_line
         with Horizontal(id="seats"):
-            for seat in range(MAX_SEATS):
+            for seat in range(self.seat_count):
                 yield SeatPanel(id=f"seat-{seat}")
         side = SidePanel(LineLog(id="chat", placeholder="Chat: press c to talk to the table."),
                          ChatInput(id="chat-input", placeholder="c: chat", max_length=200,
@@ -472,7 +480,7 @@ class TableScreen(QuietBackground, SteadyScreen, Screen[None]):
                       members: dict[int, dict[str, Any]]) -> None:
         """The seat panels: who sits where (the table's members; in a game also who has left it)."""
         assert self.board is not None
-        seats = range((table.get("settings") or {}).get("seats") or MAX_SEATS) if game is None \
+        seats = range((table.get("settings") or {}).get("seats") or self.seat_count) if game is None \
             else sorted(set(members) | set(self.names))
         base: dict[int, SeatState] = {}
         for seat in seats:

@@ -105,3 +105,31 @@ async def test_a_single_game_has_no_game_choice(monkeypatch):
         form = await wait_for(pilot, lambda: isinstance(app.screen, CreateTableScreen) and app.screen, what="form")
         await pilot.pause()
         assert not form.query("#game") and "Stack" in screen_text(app)
+
+
+class _EightSeats(_PegGame):
+    name, title, min_seats, max_seats = "eight-test", "Eight Test", 2, 8
+
+
+@pytest.mark.parametrize("game, panels", [("down-and-back", 5), ("cribbage", 4), ("no-such-game", m.MAX_SEATS),
+                                          (_EightSeats.name, 8)])
+async def test_the_seat_panels_are_as_many_as_the_games_seats(monkeypatch, game, panels):
+    """Issue 29 item 3: the shell sizes its seat panels from the game type's seat range (not five for every
+    game): an eight-seat game shows all eight players; a game this client does not know, the protocol's most."""
+    from client.widgets.table import SeatPanel
+
+    monkeypatch.setitem(engine_games.GAMES, _EightSeats.name, _EightSeats())
+    seats = min(panels, 8)
+    view = waiting_room(game)
+    view["settings"]["seats"] = seats
+    view["table"] = {**TABLE, "seats": seats}
+    view["players"] = [{"seat": s, "name": f"Pl{s + 1}", "bot": False, "connected": True, "away": False}
+                       for s in range(seats)]
+    app = DabApp(frozen_clock=True, player_name="Pl1", server_label="test")
+    async with app.run_test(size=(160, 40)) as pilot:
+        app.receive(view_push("t1", view))
+        await wait_for(pilot, lambda: table_ready(app), what="table")
+        text = await wait_for(pilot, lambda: f"Pl{seats}" in screen_text(app) and screen_text(app),
+                              what="every seat shown")
+        assert len(app.table_screen.query(SeatPanel)) == panels
+        assert all(f"Pl{s + 1}" in text for s in range(seats))
