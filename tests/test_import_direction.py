@@ -109,15 +109,7 @@ def imports_of_other_games(folder: Path, game: str) -> list[str]:
     return bad
 
 
-CLIENT_SHELL_NOT_YET = pytest.mark.xfail(
-    strict=True, reason="issue 29 item 3: the cut, game-over and help screens every board uses still live in "
-                        "client/games/down_and_back/ until they move to the shell")
-
-
-@pytest.mark.parametrize("top, game", [
-    pytest.param(top, game, marks=CLIENT_SHELL_NOT_YET if (top, game) == ("client", "cribbage") else ())
-    for top in ("engine", "client") for game in GAME_NAMES
-])
+@pytest.mark.parametrize("top, game", [(top, game) for top in ("engine", "client") for game in GAME_NAMES])
 def test_no_game_folder_imports_another_games_folder(top, game):
     """A game is its two folders: neither imports another game's (what both need lives in the base or the shell)."""
     folder = ROOT / top / "games" / game

@@ -42,7 +42,7 @@ def key_sections(games: Sequence[str]) -> list[tuple[str, list[type[Any]]]]:
         for screen_title, where in board.KEY_SCREENS:
             module, name = where.split(":")
             sections.append((screen_title, [getattr(importlib.import_module(module), name)]))
-    from ..games.down_and_back.gameover import GameOverScreen
+    from .gameover import GameOverScreen
 
     sections += [("Game over: the standings and the rematch", [GameOverScreen]),
                  ("Chatting (c at the table; over a panel or a dialog, in a dialog)", [ChatInput, ChatScreen]), ("Anywhere", [DabApp])]

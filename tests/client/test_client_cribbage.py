@@ -203,7 +203,7 @@ def _cutting(phase: str) -> dict:
 
 async def test_the_cut_dialogs_state_the_pack_actually_cut():
     """The starter is cut from the 40 cards left after a two-player deal; the second draw from 51."""
-    from client.games.down_and_back.cut import DeckBar
+    from client.screens.cut import DeckBar
 
     for phase, title, cards in (("starter", "Cut for the starter", 40), ("cut", "Cut the pack", 52)):
         view = _cutting(phase)

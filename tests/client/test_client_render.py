@@ -5,7 +5,7 @@ from __future__ import annotations
 from engine.games import find_game
 
 from client.render import GREEN, BLUE, RED, Display, clean_data, plain, render_parts
-from client.games.down_and_back.gameover import sparkline, standings_content
+from client.screens.gameover import sparkline, standings_content
 from client.games.down_and_back.help import RULES
 from client.screens.help import rules_markdown
 

@@ -38,7 +38,7 @@ PHASE_WORDS = {"draw": "the draw", "cut": "the cut", "discard": "laying away", "
 class CribbageBoard(Board):
     RULES = RULES
     KEY_SCREENS = (
-        ("Cutting the pack", "client.games.down_and_back.cut:CutScreen"),
+        ("Cutting the pack", "client.screens.cut:CutScreen"),
         ("The show", "client.games.cribbage.screens:ShowPanel"),
     )
     DECIDING_TOGETHER = "Laying away"
@@ -308,7 +308,7 @@ class CribbageBoard(Board):
 
     def open_screens(self, game: dict[str, Any] | None) -> None:
         """Open or close the cut, keep the show up to date, open the game's end and the table's game over."""
-        from ..down_and_back.cut import CutScreen
+        from ...screens.cut import CutScreen
 
         view = game or {}
         if self._cut is not None and ("cut" not in self.legal or self.pending):

@@ -12,9 +12,9 @@ from textual.content import Content
 from textual.widgets import Static
 
 from ...render import chips
+from ...screens.gameover import GameOverScreen
 from ...widgets.basics import display_of
 from ..board import Panel
-from ..down_and_back.gameover import GameOverScreen
 from .widgets import show_rows
 
 SKUNKS = {2: "skunked: pays double", 3: "double skunked: pays triple"}

@@ -28,7 +28,7 @@ from .widgets import (LEDGER_ROWS, DiscardHistory, HandHelper, HandRankings, Han
 class DownAndBackBoard(Board):
     RULES = RULES
     KEY_SCREENS = (
-        ("Cutting the deck", "client.games.down_and_back.cut:CutScreen"),
+        ("Cutting the deck", "client.screens.cut:CutScreen"),
         ("Arranging the showdown", "client.games.down_and_back.showdown:SplitPanel"),
         ("The showdown's result", "client.games.down_and_back.showdown:RevealPanel"),
     )
@@ -286,7 +286,7 @@ class DownAndBackBoard(Board):
     # ------------------------------------------------------------ overlays
 
     def _sync_overlays(self, view: dict[str, Any], phase: str | None) -> None:
-        from .cut import CutScreen
+        from ...screens.cut import CutScreen
         from .showdown import RevealPanel, SplitPanel
 
         cutting, splitting = "cut" in self.legal and not self.pending, "split" in self.legal and not self.pending
@@ -309,7 +309,7 @@ class DownAndBackBoard(Board):
             self._split = SplitPanel(tuple(view.get("hand") or ()), others)
             self.open_panel(self._split, self._split_done)
         if phase == "over" and self._over is None:
-            from .gameover import GameOverScreen
+            from ...screens.gameover import GameOverScreen
 
             self._over = GameOverScreen({**view, "chip_history": self.shell.table.get("chip_history")})
             self.push(self._over)

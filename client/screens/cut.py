@@ -1,5 +1,6 @@
 """The cutter chooses where to cut the pack (the cards actually cut: the whole deck, or what is left of it),
-or asks for a random cut. Every game's boards open it (Down and Back's cut, Cribbage's draw, cut and starter)."""
+or asks for a random cut. The table shell's, for every game: a board opens it for each cut its game has (Down
+and Back's cut; Cribbage's draw for the first deal, its cut and its starter), titled in the game's words."""
 
 from __future__ import annotations
 
@@ -15,8 +16,8 @@ from textual.screen import ModalScreen
 from textual.widget import Widget
 from textual.widgets import Footer, Static
 
-from ...screens.chat import CHAT_BINDING, TableChat
-from ...widgets.basics import Countdown, SteadyScreen, TooSmall
+from .chat import CHAT_BINDING, TableChat
+from ..widgets.basics import Countdown, SteadyScreen, TooSmall
 
 
 class DeckBar(Widget):

@@ -1,4 +1,5 @@
-"""Game over: standings, chips won or lost against what each player brought, and a chart."""
+"""Game over, the table shell's for every game: standings, chips won or lost against what each player brought,
+a chart, and the rematch. A board opens it (or its subclass, with the game's own last words) when its game is over."""
 
 from __future__ import annotations
 
@@ -13,10 +14,10 @@ from textual.widgets import Footer, Static
 
 from protocol import messages as m
 
-from ...messages import SendRequest
-from ...render import Display, chips
-from ...screens.chat import CHAT_BINDING, TableChat
-from ...widgets.basics import TooSmall, on_stack
+from ..messages import SendRequest
+from ..render import Display, chips
+from .chat import CHAT_BINDING, TableChat
+from ..widgets.basics import TooSmall, on_stack
 
 BLOCKS = "▁▂▃▄▅▆▇█"
 ASCII_LEVELS = "_.-=+*#@"
