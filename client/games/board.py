@@ -29,7 +29,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any, Callable, ClassVar, Mapping
 
 from textual.app import ComposeResult
-from textual.containers import Vertical
+from textual.containers import Horizontal, Vertical
 from textual.content import Content
 from textual.screen import Screen
 from textual.widget import Widget
@@ -117,6 +117,18 @@ class Board(Vertical):
         self._withdrawn: set[int] = set()  # screens closed before they were pushed (see push)
         self._removing: AwaitRemove | None = None  # the removal of the panel closed last (see open_panel)
 
+    def table_layout(self, left: Widget, side: Widget, hand: Widget) -> ComposeResult:
+        """The table as the boards lay it out (their :meth:`compose` yields from it): the middle row, the
+        game's column ``left`` beside ``side`` (its widgets above the shell's log and chat), over the bottom
+        row, our ``hand`` beside the shell's prompt. The ids ``#middle`` and ``#bottom`` are for the board's CSS."""
+        with Horizontal(id="middle"):
+            yield left
+            with side:
+                yield self.talk
+        with Horizontal(id="bottom"):
+            yield hand
+            yield self.prompt
+
     def side_sections(self) -> list[Widget]:
         """The board's sections of the table's side panel, shown above the chat on larger terminals (the
         game's reference, the scores so far); called once, before the table screen is mounted."""
@@ -171,13 +183,37 @@ class Board(Vertical):
         """The players the game knows by seat (the table's members are added to these)."""
         return {}
 
+    # What every game's view has (docs/PROTOCOL.md 5.3 and each docs/games/<game>.md): ``to_act``, the seats
+    # awaited; ``legal``, our seat's entries, each with its ``kind``; ``phase``, "waiting" between rounds.
+
     def to_act(self, game: Mapping[str, Any] | None) -> list[int]:
-        """The seats whose decision the game awaits."""
-        return []
+        """The seats whose decision the game awaits (the view's ``to_act``)."""
+        return list((game or {}).get("to_act") or [])
 
     def choices(self, game: Mapping[str, Any] | None) -> tuple[Any, ...]:
-        """What our seat may choose now, comparable from one view to the next."""
-        return ()
+        """What our seat may choose now, comparable from one view to the next (the kinds of its ``legal``)."""
+        return tuple(sorted(entry["kind"] for entry in (game or {}).get("legal", [])))
+
+    @property
+    def pending(self) -> bool:
+        """An action of ours is on its way (:attr:`TableScreen.pending`): no decision screen opens meanwhile."""
+        return self.shell.pending
+
+    @staticmethod
+    def key(text: str) -> Content:
+        """A key as the prompts name it ("s", "1-8")."""
+        return Content.styled(text, "bold #ffd75f")
+
+    def player(self, seat: int | None) -> Content:
+        """A player's name as the prompts name them (bold)."""
+        return Content.styled(self.shell.names.get(seat, "?"), "bold")  # type: ignore[arg-type]
+
+    @staticmethod
+    def seats_from(base: dict[int, SeatState], known: Mapping[int, Any],
+                   update: Callable[[SeatState, Any], SeatState]) -> list[SeatState]:
+        """The seat panels in ``base``'s order, each seat the game's view knows (``known``, by seat) as
+        ``update(state, what the view says of it)``, the others as they are."""
+        return [update(state, known[seat]) if seat in known else state for seat, state in base.items()]
 
     def info(self, game: Mapping[str, Any] | None, rules: Mapping[str, Any]) -> list[Any]:
         """The top bar's parts about the game (round, pot, house rules), after the table's name."""
@@ -198,8 +234,9 @@ class Board(Vertical):
         """Things that just happened: their log lines, and what they change on the board."""
 
     def between_rounds(self, game: Mapping[str, Any] | None) -> bool:
-        """A game runs but no round is being played (sitting out then plays nothing for us)."""
-        return False
+        """A game runs but no round is being played (sitting out then plays nothing for us): its phase is
+        "waiting", as every game's is between rounds."""
+        return (game or {}).get("phase") == "waiting"
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         """While a panel shows, only its keys (and the table's) act; else :meth:`game_action_allowed` decides."""
@@ -382,6 +419,16 @@ class UnsupportedBoard(Board):
     """A table of a game this client has no board for: say so, keep the log, chat and leaving."""
 
     DEFAULT_CSS = "UnsupportedBoard #unsupported { height: 1fr; content-align: center middle; text-align: center; }"
+
+    # It cannot read the game's view: it shows no one's clock, no decision of ours (no bell), no round.
+    def to_act(self, game: Mapping[str, Any] | None) -> list[int]:
+        return []
+
+    def choices(self, game: Mapping[str, Any] | None) -> tuple[Any, ...]:
+        return ()
+
+    def between_rounds(self, game: Mapping[str, Any] | None) -> bool:
+        return False
 
     def compose(self) -> ComposeResult:
         from . import game_title

@@ -9,13 +9,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from textual.app import ComposeResult
+from textual.app import ComposeResult, RenderResult
 from textual.containers import Vertical
 from textual.content import Content
 from textual.message import Message
+from textual.reactive import reactive
 from textual.widget import Widget
 
-from ..render import Display, chips
+from ..render import LARGE_CARD, Display, chips, rank_key
 from .basics import RowsWidget, display_of
 
 
@@ -39,6 +40,33 @@ class SeatState:
     in_round: bool = True
     decided: str = ""  # a decision taken together is in ("split in"); shown ticked
     deciding: str = ""  # still to decide together ("splitting")
+
+
+class HandCards(Widget, can_focus=True):
+    """Our cards, large, as every board's hand shows them: in :attr:`shown` order (by rank, unless the board's
+    hand orders them otherwise), each numbered or labelled, the one under the cursor highlighted, some marked,
+    those that may not be chosen now dimmed; 9x7 cards when the board's layout gives the room. The board's
+    hand says which in :meth:`marks` (from its own reactive attributes); the board moves them."""
+
+    cards: reactive[tuple[str, ...]] = reactive(())
+
+    @property
+    def shown(self) -> list[str]:
+        return sorted(self.cards, key=rank_key)
+
+    def marks(self, shown: list[str]) -> tuple[int | None, list[int], list[int], list[str]]:
+        """For the cards ``shown``: the cursor's index (or ``None``), those marked, those dimmed, their labels."""
+        raise NotImplementedError
+
+    def render(self) -> RenderResult:
+        display = display_of(self)
+        shown = self.shown
+        if not shown:
+            return Content.styled("\n  (no cards)", "dim")
+        selected, marked, dim, labels = self.marks(shown)
+        large = self.content_region.height >= LARGE_CARD[1] + 1  # the board's larger layout gives the room
+        return Content("\n").join(display.card_boxes(shown, selected=selected, marked=marked, dim=dim, labels=labels,
+                                                     large=large))
 
 
 class SeatPanel(RowsWidget):

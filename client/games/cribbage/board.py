@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any, Mapping
 
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import Horizontal, Vertical
+from textual.containers import Vertical
 from textual.content import Content
 from textual.screen import Screen
 
@@ -90,17 +90,10 @@ class CribbageBoard(Board):
         self.deals = DealsPlayed(id="deals")  # the side panel's scores: each side's points in each deal
 
     def compose(self) -> ComposeResult:
-        with Horizontal(id="middle"):
-            with Vertical(id="crib-left"):
-                yield PegBoard(id="pegboard")
-                yield PlayTable(id="play-table")
-                yield HandHelper(id="crib-helper")
-            with Vertical(id="crib-side"):
-                yield PlayPanel(id="play")
-                yield self.talk
-        with Horizontal(id="bottom"):
-            yield CribHand(id="hand", classes="board-focus")
-            yield self.prompt
+        yield from self.table_layout(Vertical(PegBoard(id="pegboard"), PlayTable(id="play-table"),
+                                              HandHelper(id="crib-helper"), id="crib-left"),
+                                     Vertical(PlayPanel(id="play"), id="crib-side"),
+                                     CribHand(id="hand", classes="board-focus"))
 
     def side_sections(self) -> list[Any]:
         return [ScoringTable(id="scoring"), self.deals]
@@ -120,20 +113,10 @@ class CribbageBoard(Board):
             if record.get("won"):
                 self._game_won(record["won"], sides)
 
-    @property
-    def pending(self) -> bool:
-        return self.shell.pending
-
     # ------------------------------------------------------------ the view
 
     def names(self, game: Mapping[str, Any] | None) -> dict[int, str]:
         return {s["seat"]: s["name"] for s in (game or {}).get("seats", [])}
-
-    def to_act(self, game: Mapping[str, Any] | None) -> list[int]:
-        return list((game or {}).get("to_act") or [])
-
-    def choices(self, game: Mapping[str, Any] | None) -> tuple[Any, ...]:
-        return tuple(sorted(entry["kind"] for entry in (game or {}).get("legal", [])))
 
     def side_name(self, side: Mapping[str, Any]) -> str:
         return " & ".join(self.shell.names.get(s, "?") for s in side.get("seats", ()))
@@ -230,35 +213,22 @@ class CribbageBoard(Board):
     def seat_states(self, game: Mapping[str, Any] | None, base: dict[int, SeatState]) -> list[SeatState]:
         if game is None:
             return list(base.values())
-        seats = {s["seat"]: s for s in game.get("seats", [])}
         held = game.get("cards_held") or {}
         to_act = set(game.get("to_act") or ())
         phase = game.get("phase")
-        shown = []
-        for seat, state in base.items():
-            s = seats.get(seat)
-            if s is None:
-                shown.append(state)
-                continue
-            shown.append(replace(
-                state, stack=s.get("stack", 0) + s.get("staked", 0), cards=held.get(str(seat), 0),
-                dealer=game.get("dealer") == seat,
-                turn=(phase == "play" and game.get("turn") == seat) or game.get("cutter") == seat,
-                decided="laid away" if phase == "discard" and seat not in to_act else "",
-                deciding="laying away" if phase == "discard" and seat in to_act else "",
-            ))
-        return shown
-
-    def between_rounds(self, game: Mapping[str, Any] | None) -> bool:
-        return (game or {}).get("phase") == "waiting"
+        return self.seats_from(base, {s["seat"]: s for s in game.get("seats", [])}, lambda state, s: replace(
+            state, stack=s.get("stack", 0) + s.get("staked", 0), cards=held.get(str(state.seat), 0),
+            dealer=game.get("dealer") == state.seat,
+            turn=(phase == "play" and game.get("turn") == state.seat) or game.get("cutter") == state.seat,
+            decided="laid away" if phase == "discard" and state.seat not in to_act else "",
+            deciding="laying away" if phase == "discard" and state.seat in to_act else "",
+        ))
 
     def prompt_for(self, game: Mapping[str, Any] | None, me: int) -> Content:
         view = game or {}
         phase = view.get("phase")
         legal = self.legal
-        d = self.display_options
-        name = lambda seat: Content.styled(self.shell.names.get(seat, "?"), "bold")  # noqa: E731
-        key = lambda k: Content.styled(k, "bold #ffd75f")  # noqa: E731
+        d, name, key = self.display_options, self.player, self.key
         held = f"1-{len(self.query_one(CribHand).shown)}"  # the cards' numbers: only those held
         if "cut" in legal:
             return Content.styled(CUT_WORDS.get(phase or "", CUT_WORDS["cut"])[0] + ".", "bold")

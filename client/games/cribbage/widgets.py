@@ -14,8 +14,9 @@ from textual.content import Content
 from textual.reactive import reactive
 from textual.widget import Widget
 
-from ...render import EMPTY, LARGE_CARD, Display, rank_key
+from ...render import EMPTY, LARGE_CARD, Display
 from ...widgets.basics import RowsWidget, display_of
+from ...widgets.table import HandCards
 
 HOLES = 120  # the game hole (121) comes after them
 ROWS = 3  # each side's track, out and back again, as rows of 40 holes
@@ -205,30 +206,18 @@ class PlayTable(PlayRows):
         return rows
 
 
-class CribHand(Widget, can_focus=True):
+class CribHand(HandCards):
     """Your cards, large, sorted by rank: the cursor, the cards chosen for the crib, the ones you may not play."""
 
-    cards: reactive[tuple[str, ...]] = reactive(())
     allowed: reactive[frozenset[str]] = reactive(frozenset())  # what may be chosen now (empty: nothing)
     cursor: reactive[str | None] = reactive(None)
     chosen: reactive[frozenset[str]] = reactive(frozenset())  # laid away if Enter is pressed
 
-    @property
-    def shown(self) -> list[str]:
-        return sorted(self.cards, key=rank_key)
-
-    def render(self) -> RenderResult:
-        display = display_of(self)
-        shown = self.shown
-        if not shown:
-            return Content.styled("\n  (no cards)", "dim")
+    def marks(self, shown: list[str]) -> tuple[int | None, list[int], list[int], list[str]]:
         selected = shown.index(self.cursor) if self.allowed and self.cursor in shown else None
-        marked = [i for i, c in enumerate(shown) if c in self.chosen]
-        dim = [i for i, c in enumerate(shown) if self.allowed and c not in self.allowed]
-        labels = [("crib" if c in self.chosen else str(i + 1)) for i, c in enumerate(shown)]
-        large = self.content_region.height >= LARGE_CARD[1] + 1  # the board's larger layout gives the room
-        return Content("\n").join(display.card_boxes(shown, selected=selected, marked=marked, dim=dim, labels=labels,
-                                                     large=large))
+        return (selected, [i for i, c in enumerate(shown) if c in self.chosen],
+                [i for i, c in enumerate(shown) if self.allowed and c not in self.allowed],
+                [("crib" if c in self.chosen else str(i + 1)) for i, c in enumerate(shown)])
 
 
 def helper_rows(hand: Sequence[str], own_crib: bool, display: Display, limit: int = 15) -> list[Content]:

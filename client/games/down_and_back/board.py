@@ -12,7 +12,7 @@ from typing import Any, Mapping
 
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import Horizontal, Vertical
+from textual.containers import Vertical
 from textual.content import Content
 from textual.screen import Screen
 
@@ -90,16 +90,9 @@ class DownAndBackBoard(Board):
             self.rounds.add(record)
 
     def compose(self) -> ComposeResult:
-        with Horizontal(id="middle"):
-            with Vertical(id="pile"):
-                yield PilePanel(id="pile-cards")
-                yield DiscardHistory(id="discards")
-            with Vertical(id="side"):
-                yield HandHelper(id="helper")
-                yield self.talk
-        with Horizontal(id="bottom"):
-            yield HandView(id="hand", classes="board-focus")
-            yield self.prompt
+        yield from self.table_layout(Vertical(PilePanel(id="pile-cards"), DiscardHistory(id="discards"), id="pile"),
+                                     Vertical(HandHelper(id="helper"), id="side"),
+                                     HandView(id="hand", classes="board-focus"))
 
     def _parts(self, event: Mapping[str, Any]) -> list[Any] | None:
         """An event's wording for the log, or ``None``: a reveal shows in the reveal screen, and
@@ -117,10 +110,6 @@ class DownAndBackBoard(Board):
         if outcome and "text" in outcome[0]:
             outcome[0]["text"] = outcome[0]["text"][:1].upper() + outcome[0]["text"][1:]
         return self.shell.styled(outcome)
-
-    @property
-    def pending(self) -> bool:
-        return self.shell.pending
 
     def _play(self, action: dict[str, Any]) -> None:
         self.shell.play(action)
@@ -159,12 +148,6 @@ class DownAndBackBoard(Board):
 
     def names(self, game: Mapping[str, Any] | None) -> dict[int, str]:
         return {p["seat"]: p["name"] for p in (game or {}).get("players", [])}
-
-    def to_act(self, game: Mapping[str, Any] | None) -> list[int]:
-        return list((game or {}).get("to_act") or [])
-
-    def choices(self, game: Mapping[str, Any] | None) -> tuple[Any, ...]:
-        return tuple(sorted(entry["kind"] for entry in (game or {}).get("legal", [])))
 
     @staticmethod
     def _first_pick(hand: HandView, helper: HandHelper, picking: frozenset[str]) -> str | None:
@@ -219,35 +202,22 @@ class DownAndBackBoard(Board):
             return [replace(state, stack=stack) if state.name is not None else state for state in base.values()]
         view = game
         phase = view.get("phase")
-        players = {p["seat"]: p for p in view.get("players", [])}
         to_act = set(view.get("to_act") or ())
-        shown = []
-        for seat, state in base.items():
-            p = players.get(seat)
-            if p is None:
-                shown.append(state)
-                continue
-            shown.append(replace(
-                state, stack=p.get("stack"), cards=p.get("cards", 0),
-                dealer=view.get("dealer") == seat,
-                turn=(phase == "play" and view.get("turn") == seat) or (phase == "cut" and view.get("cutter") == seat),
-                out=bool(p.get("out")), in_round=p.get("in_round", True),
-                decided="split in" if p.get("submitted") else "",
-                deciding="splitting" if phase == "showdown" and seat in to_act else "",
-            ))
-        return shown
-
-    def between_rounds(self, game: Mapping[str, Any] | None) -> bool:
-        return (game or {}).get("phase") == "waiting"
+        return self.seats_from(base, {p["seat"]: p for p in view.get("players", [])}, lambda state, p: replace(
+            state, stack=p.get("stack"), cards=p.get("cards", 0),
+            dealer=view.get("dealer") == state.seat,
+            turn=(phase == "play" and view.get("turn") == state.seat)
+            or (phase == "cut" and view.get("cutter") == state.seat),
+            out=bool(p.get("out")), in_round=p.get("in_round", True),
+            decided="split in" if p.get("submitted") else "",
+            deciding="splitting" if phase == "showdown" and state.seat in to_act else "",
+        ))
 
     def prompt_for(self, game: Mapping[str, Any] | None, me: int) -> Content:
         view = game or {}
         phase = view.get("phase")
         legal = self.legal
-        d = self.display_options
-        names = self.shell.names
-        name = lambda seat: Content.styled(names.get(seat, "?"), "bold")  # noqa: E731
-        key = lambda k: Content.styled(k, "bold #ffd75f")  # noqa: E731
+        d, names, name, key = self.display_options, self.shell.names, self.player, self.key
         if phase == "cut":
             if "cut" in legal:
                 return Content.styled("Cut the deck.", "bold")

@@ -15,6 +15,7 @@ from textual.widget import Widget
 
 from ...render import EMPTY, LARGE_CARD, Display, chips, rank_key, render_parts, suit_key
 from ...widgets.basics import RowsWidget, display_of
+from ...widgets.table import HandCards
 
 
 class PilePanel(RowsWidget):
@@ -86,14 +87,13 @@ class DiscardHistory(RowsWidget):
 SORTS = ("rank", "suit", "dealt")
 
 
-class HandView(Widget, can_focus=True):
-    """Your cards, large, in a chosen order; the card being picked is highlighted.
+class HandView(HandCards):
+    """Your cards, large, in a chosen order; the card being picked is highlighted, the one just taken marked.
 
     ``picking`` is the set of cards that may be chosen now (empty: not choosing).
     The screen moves ``picked``; this widget only draws.
     """
 
-    cards: reactive[tuple[str, ...]] = reactive(())
     order: reactive[str] = reactive("rank")
     picking: reactive[frozenset[str]] = reactive(frozenset())
     picked: reactive[str | None] = reactive(None)
@@ -107,18 +107,11 @@ class HandView(Widget, can_focus=True):
             return sorted(self.cards, key=suit_key)
         return list(self.cards)
 
-    def render(self) -> RenderResult:
-        display = display_of(self)
-        shown = self.shown
-        if not shown:
-            return Content.styled("\n  (no cards)", "dim")
+    def marks(self, shown: list[str]) -> tuple[int | None, list[int], list[int], list[str]]:
         selected = shown.index(self.picked) if self.picking and self.picked in shown else None
-        marked = [i for i, c in enumerate(shown) if c == self.fresh]
-        dim = [i for i, c in enumerate(shown) if self.picking and c not in self.picking]
-        labels = [str(i + 1) for i in range(len(shown))]
-        large = self.content_region.height >= LARGE_CARD[1] + 1  # the board's larger layout gives the room
-        return Content("\n").join(display.card_boxes(shown, selected=selected, marked=marked, dim=dim, labels=labels,
-                                                     large=large))
+        return (selected, [i for i, c in enumerate(shown) if c == self.fresh],
+                [i for i, c in enumerate(shown) if self.picking and c not in self.picking],
+                [str(i + 1) for i in range(len(shown))])
 
 
 def recommended_throw(cards: Sequence[str], allowed: Collection[str] = ()) -> str:
