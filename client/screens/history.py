@@ -22,7 +22,7 @@ from protocol import messages as m
 
 from ..games import game_title
 from ..render import chips
-from .lobby import literal
+from .lobby import literal, row_height
 from ..widgets.basics import TooSmall
 
 PAGE = 15  # lines a page asks for: what fits an 80x24 terminal
@@ -39,8 +39,33 @@ def signed(amount: int) -> Text:
     return Text(f"{amount:+,}" if amount else "0", style=style)
 
 
-ROUND_COLUMNS = (("Date", 12), ("Table", 10), ("Game", 13), ("Rnd", 3), ("Result", 22), ("Chips", 6))
-GAME_COLUMNS = (("Date", 12), ("Table", 10), ("Game", 13), ("Rounds", 6), ("Result", 19), ("Chips", 6))
+# (title, width, share of the room left over): the table's name and the result take what the screen
+# has beyond 80 columns; what still does not fit wraps onto a second line (a name is never cut).
+ROUND_COLUMNS = (("Date", 12, 0), ("Table", 11, 1), ("Game", 13, 0), ("Rnd", 3, 0), ("Result", 20, 1),
+                 ("Chips", 7, 0))
+GAME_COLUMNS = (("Date", 12, 0), ("Table", 11, 1), ("Game", 13, 0), ("Rounds", 6, 0), ("Result", 17, 1),
+                ("Chips", 7, 0))
+CELL_PADDING = 1  # DataTable's, each side of a cell
+
+
+def column_widths(columns: tuple[tuple[str, int, int], ...], width: int) -> list[tuple[str, int]]:
+    """Each column's width at a screen ``width`` cells wide: the room beyond the columns' own widths goes
+    to the ones that take a share (a scroll bar's 2 cells kept free)."""
+    used = sum(w + 2 * CELL_PADDING for _, w, _ in columns) + 2
+    spare = max(0, width - used)
+    shares = sum(share for _, _, share in columns) or 1
+    widths = [(label, w + spare * share // shares) for label, w, share in columns]
+    return widths
+
+
+def game_result(line: dict[str, Any]) -> str:
+    """How a game went for us, in the words a player would use: who came out best, ahead or behind."""
+    chips = line.get("chips", 0)
+    if line.get("won"):
+        return "won (most chips)"
+    if chips:
+        return "came out ahead" if chips > 0 else "came out behind"
+    return "broke even"
 
 
 class HistoryScreen(Screen[None]):
@@ -102,19 +127,16 @@ class HistoryScreen(Screen[None]):
         self.more = result.get("next")
         table = self.query_one(DataTable)
         table.clear(columns=True)
-        for label, width in GAME_COLUMNS if self.games else ROUND_COLUMNS:
+        widths = dict(column_widths(GAME_COLUMNS if self.games else ROUND_COLUMNS, self.app.size.width))
+        for label, width in widths.items():
             table.add_column(label, width=width)
         for i, line in enumerate(self.lines):
-            common = (when(line.get("finished_at")), literal(line.get("table_name", "")),
-                      game_title(line.get("game_name", "")))
-            if self.games:
-                result_text = "won" if line.get("won") else "played"
-                table.add_row(*common, str(line.get("rounds", "")), literal(f"seat {line.get('seat', 0) + 1}, "
-                                                                               f"{result_text}"),
-                              signed(line.get("chips", 0)), key=str(i))
-            else:
-                table.add_row(*common, str(line.get("round", "")), literal(line.get("result", "")),
-                              signed(line.get("chips", 0)), key=str(i))
+            name = literal(line.get("table_name", ""))
+            common = (when(line.get("finished_at")), name, game_title(line.get("game_name", "")))
+            result = literal(game_result(line) if self.games else line.get("result", ""))
+            height = row_height([(name, widths["Table"]), (result, widths["Result"])], self.app.console)
+            number = line.get("rounds", "") if self.games else line.get("round", "")
+            table.add_row(*common, str(number), result, signed(line.get("chips", 0)), key=str(i), height=height)
         self._titles()
         self.refresh_bindings()
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import secrets
 import string
 import unicodedata
-from typing import Any
+from typing import Any, Iterable
 
 from rich.text import Text
 from textual import on
@@ -54,6 +54,12 @@ def code_strength(code: str) -> tuple[str, str]:
     else:
         time = "more than ten years"
     return word, f"Code: {word} (about {time} to guess). ^g generates one."
+
+
+def row_height(cells: Iterable[tuple[Text, int]], console: Any) -> int:
+    """The lines a table row needs for each of its ``(cell, column width)`` to show whole (a long name wraps:
+    never cut). Given to ``add_row`` rather than left to the table, which would draw the row a frame later."""
+    return max([1, *(len(cell.wrap(console, width)) for cell, width in cells)])
 
 
 def literal(text: str, style: str = "") -> Text:
@@ -139,8 +145,9 @@ def lobby_columns() -> tuple[tuple[str, int], ...]:
 
 class LobbyScreen(QuietBackground, Screen[None]):
     AUTO_FOCUS = "#tables"
+    # Every key but refresh fits the footer at 80 columns (short words); the note below names them too.
     BINDINGS = [
-        Binding("n", "create", "New table", tooltip="create a table: stakes, seats, house rules, a private code"),
+        Binding("n", "create", "New", tooltip="create a table: stakes, seats, house rules, a private code"),
         Binding("j", "join", "Join", tooltip="join the selected table (Enter too)"),
         Binding("w", "watch", "Watch", tooltip="watch the selected table"),
         Binding("p", "quick_join", "Play now", tooltip="play now: join the first open table, or create one"),
@@ -148,10 +155,14 @@ class LobbyScreen(QuietBackground, Screen[None]):
                 tooltip="play now: join the first open table, or create one"),
         Binding("b", "practice", "Practice", tooltip="practice against bots: a table of your own with bots, "
                 "dealt at once"),
-        Binding("r", "refresh", "Refresh", tooltip="fetch the table list and your chips again"),
-        Binding("h", "history", "History", show=False,  # the note below names them: the footer is full
+        Binding("r", "refresh", "Refresh", show=False, tooltip="fetch the table list and your chips again"),
+        Binding("h", "history", "History", tooltip="your finished rounds and games on this server, and their replays"),
+        Binding("t", "leaderboard", "Leaders", tooltip="the leaderboard: players by chips or games won; hide me"),
+        # While an invitation waits its key takes their place in the footer (the note names them); they still act.
+        Binding("h", "history('invited')", "History", show=False,
                 tooltip="your finished rounds and games on this server, and their replays"),
-        Binding("t", "leaderboard", "Leaders", show=False, tooltip="the leaderboard: players by chips or games won; hide me"),
+        Binding("t", "leaderboard('invited')", "Leaders", show=False,
+                tooltip="the leaderboard: players by chips or games won; hide me"),
         Binding("escape", "dismiss_notice", "Dismiss", show=False, tooltip="dismiss the line above the tables"),
         Binding("o", "online", "Online", show=False, tooltip="who is online: where each player is, idle or away"),
         Binding("i", "accept_invitation", "Accept invitation", tooltip="go to the table you are invited to "
@@ -234,11 +245,16 @@ class LobbyScreen(QuietBackground, Screen[None]):
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "accept_invitation":
-            pending = getattr(self.app, "pending_invitation", None)
-            return pending is not None and pending() is not None
+            return self._invited()
+        if action in ("history", "leaderboard") and not parameters:  # the footer's: not while invited (room)
+            return not self._invited()
         if action == "online":
             return self.online is not None
         return True
+
+    def _invited(self) -> bool:
+        pending = getattr(self.app, "pending_invitation", None)
+        return pending is not None and pending() is not None
 
     def show_notice(self, text: str | None, select: str | None = None, ask_code: bool = False) -> None:
         """A line above the tables that stays (a refused ``--join``) until the player comes to a table (the app
@@ -283,19 +299,21 @@ class LobbyScreen(QuietBackground, Screen[None]):
         table = self.query_one(DataTable)
         selected = self.selected_id
         table.clear()
+        name_width = dict(lobby_columns())["Table"]
         for t in tables:
             settings = t.get("settings", {})
             state = t.get("state", "")
+            name = literal(t.get("name", ""), "bold")
             table.add_row(
                 literal(t["table_id"], "dim"),
-                literal(t.get("name", ""), "bold"),
+                name,
                 literal(players_label([p["name"] for p in t.get("players", [])], PLAYERS_WIDTH,
                                       "..." if self._ascii else "…") or "-"),
                 f"{len(t.get('players', []))}/{t.get('seats', '?')}",
                 game_label(settings),
                 Text.assemble((state, "green" if state == "waiting" else "dim"),
                               (", private" if t.get("private") else "", "yellow")),
-                key=t["table_id"],
+                key=t["table_id"], height=row_height([(name, name_width)], self.app.console),
             )
         wanted, self._select = (self._select, None) if self._select in table.rows else (None, self._select)
         if wanted is not None or (selected is not None and selected in table.rows):
@@ -321,8 +339,7 @@ class LobbyScreen(QuietBackground, Screen[None]):
         stakes = stakes_words(settings)
         note.update(Content.assemble(Content.styled(chosen.get("name", ""), "bold"), ": ", game_label(settings),
                                      f", {stakes}" if stakes else "", "; ", rules_label(settings), code,
-                                     (f"\n{enter}/j join, w watch, p play, b practice, n new, h history, "
-                                      "t leaders, o online", "dim")))
+                                     (f"\n{enter}/j join, h history, t leaders, o who's online, r refresh", "dim")))
 
     @on(DataTable.RowHighlighted)
     def _row_highlighted(self) -> None:
@@ -406,12 +423,12 @@ class LobbyScreen(QuietBackground, Screen[None]):
         else:
             self.app.push_screen(GameScreen([(name, game_title(name)) for name in BOARDS], last), chosen)
 
-    def action_history(self) -> None:
+    def action_history(self, _: str = "") -> None:
         from .history import HistoryScreen
 
         self.app.push_screen(HistoryScreen())
 
-    def action_leaderboard(self) -> None:
+    def action_leaderboard(self, _: str = "") -> None:
         from ..games import BOARDS
         from .history import LeaderboardScreen
 

@@ -46,11 +46,13 @@ class ReplayScreen(TableScreen, inherit_bindings=False):
     BINDINGS = [
         Binding("right", "step(1)", "Next", key_display="→", priority=True, tooltip="the next step"),
         Binding("left", "step(-1)", "Previous", key_display="←", priority=True, tooltip="the step before"),
-        Binding("home", "go(0)", "Start", priority=True, tooltip="the round's first step"),
-        Binding("end", "go(-1)", "End", priority=True, tooltip="the round's last step (what was revealed)"),
+        # Home, End and the speed keys are named in the prompt: the footer keeps to what fits 80 columns.
+        Binding("home", "go(0)", "Start", show=False, priority=True, tooltip="the round's first step"),
+        Binding("end", "go(-1)", "End", show=False, priority=True,
+                tooltip="the round's last step (what was revealed)"),
         Binding("space", "play", "Play/pause", key_display="␣", priority=True,
                 tooltip="play the steps one after another at the speed chosen, or pause"),
-        Binding("plus", "speed(1)", "Faster", key_display="+", priority=True, tooltip="play faster"),
+        Binding("plus", "speed(1)", "Faster", key_display="+", show=False, priority=True, tooltip="play faster"),
         Binding("minus", "speed(-1)", "Slower", key_display="-", show=False, priority=True, tooltip="play slower"),
         Binding("escape", "close", "Back", priority=True, tooltip="back to your history"),
     ]
@@ -102,12 +104,11 @@ class ReplayScreen(TableScreen, inherit_bindings=False):
 
     def prompt_for(self, view: dict[str, Any]) -> Content:
         key = lambda k: Content.styled(k, "bold #ffd75f")  # noqa: E731
-        ascii = self.display_options.ascii
-        state = f"playing, {SPEEDS[self.speed]:g} steps/s" if self._player is not None else "paused"
-        whose = "as a spectator saw it" if self.replay.get("seat") is None else "as you saw it"
-        return Content.assemble((f"Step {self.at + 1} of {len(self.steps)}", "bold"), f" ({state}), {whose}\n",
-                                key("<- ->" if ascii else "← →"), " step  ", key("Home End"), "  ",
-                                key("space"), " play  ", key("+ -"), " speed")
+        state = f"playing, {SPEEDS[self.speed]:g} a second" if self._player is not None else "paused"
+        whose = "as watchers saw it" if self.replay.get("seat") is None else "as you saw it"
+        # Short lines: the prompt is 20 columns wide at 80x24 (the footer has the step and play keys).
+        return Content.assemble((f"Step {self.at + 1} of {len(self.steps)}", "bold"), f"\n{state}\n{whose}\n",
+                                key("Home End"), "  ", key("+ -"), " speed")
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         return True

@@ -132,6 +132,7 @@ class TableScreen(QuietBackground, SteadyScreen, Screen[None]):
         self._display_held = 0  # see hold_display
         self._after_typing: list[Callable[[], None]] = []  # what waits until the player stops typing
         self._from_menu = False  # an action chosen in the menu is running (see check_action)
+        self._top_lines = 1  # the top bar's lines (_fit_top_bar)
 
     @property
     def display_options(self) -> Display:
@@ -420,6 +421,23 @@ class TableScreen(QuietBackground, SteadyScreen, Screen[None]):
         if table.get("seat") is None and not self.in_waiting_room(view):
             parts.append(("  (watching)", "#ffd75f"))
         self._set_static("#info", Content.assemble(*parts))
+        self._fit_top_bar()
+
+    def _fit_top_bar(self) -> None:
+        """The top bar is one line, or two when its text is wider than the room beside the clock: never cut off.
+        Its height changes (and the screen is laid out again) only when the number of lines does."""
+        info = self._shown.get("#info")
+        if info is None or not self.size.width:
+            return
+        clock = self.query_one(Countdown).render().cell_length
+        mark = self._shown.get("#deal-mark")
+        room = self.size.width - (clock + 2 if clock else 0)  # the clock's text and padding
+        room -= mark.cell_length if mark is not None else 0  # the fair deal's mark (never cut: the info gives way)
+        lines = 1 if info.cell_length <= room else 2
+        if lines != self._top_lines:
+            self._top_lines = lines
+            self.query_one("#topbar").styles.height = lines
+            self.query_one("#info", Static).styles.height = lines
 
     # ------------------------------------------------------------ the join line
 
@@ -502,6 +520,7 @@ class TableScreen(QuietBackground, SteadyScreen, Screen[None]):
         clock = self.query_one(Countdown)
         if deadline is None or not to_act:
             clock.set_deadline(None)
+            self._fit_top_bar()
             return
         mine = me in to_act
         if mine:
@@ -511,6 +530,7 @@ class TableScreen(QuietBackground, SteadyScreen, Screen[None]):
         else:
             label = self.board.DECIDING_TOGETHER
         clock.set_deadline(deadline, label[:16], mine)
+        self._fit_top_bar()
 
     def update_prompt(self) -> None:
         if self.view is not None:
@@ -607,6 +627,7 @@ class TableScreen(QuietBackground, SteadyScreen, Screen[None]):
     def on_resize(self, event: events.Resize) -> None:
         if self.deal is not None and self.is_mounted:
             self._update_deal_mark()
+        self._fit_top_bar()
 
     def show_deal(self, status: RoundStatus | None) -> None:
         """Where the round's deal stands (sealing, fixed, checked): the top bar's mark, not the log; a round

@@ -193,7 +193,9 @@ async def test_an_empty_discard_pile_is_not_drawn_as_a_card_back():
     app = make_app(ascii=True)
     async with app.run_test(size=(80, 24)) as pilot:
         await feed(pilot, {**OTHERS_TURN, "discard_pile": []})
-        pile = [line[:26] for line in screen_text(app).splitlines()[6:11]]
+        lines = screen_text(app).splitlines()
+        top = next(i for i, line in enumerate(lines) if "Stock" in line[:26])  # (a long top bar takes two lines)
+        pile = [line[:26] for line in lines[top:top + 5]]
         assert sum(line.count("####") for line in pile) == 2  # the stock's back only (two rows of pattern)
         assert "Pile" in pile[0]
 

@@ -501,8 +501,8 @@ DOWN_AND_BACK = (
 )
 CRIBBAGE = (
     Decision("Cut here", ("enter",)),
-    Decision("Lay away 1 to", ("1", "enter")),
-    Decision("Lay away 2 to", ("1", "2", "enter")),
+    Decision("Lay away 1:", ("1", "enter")),
+    Decision("Lay away 2:", ("1", "2", "enter")),
     Decision("Your turn, count", ("enter",)),  # the card under the cursor (the first one playable)
     Decision("Claim your", ("enter",)),  # muggins: claim what the prompt holds (0: short)
     Decision("short!", ("n",)),  # muggins: let the points go

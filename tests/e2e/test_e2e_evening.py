@@ -319,14 +319,14 @@ def test_an_evening_of_cribbage(tmp_path, size):
     with EveningServer(tmp_path / "server", round_pause=1.0) as server:
         evening = gather(server, size, game, muggins=True)
         ann, bob = evening.players
-        play_until([ann, bob], game, lambda: "Lay away 1 to" in ann.text(), what="Ann laying away")
+        play_until([ann, bob], game, lambda: "Lay away 1:" in ann.text(), what="Ann laying away")
         checkpoint(evening, "playing", ann)
 
         # Laying away: typing in chat lays nothing away (1, 2, space and Enter are the line's).
         chat(ann, "12 lay 1 away")
         hears(bob, "Ann", "12 lay 1 away")
         text = ann.text()
-        assert "Lay away 1 to" in text and re.search(r"^\s*1\s+2\s+3\s+4\s+5\s", text, re.M), text  # none chosen
+        assert "Lay away 1: 0 chosen" in text and re.search(r"^\s*1\s+2\s+3\s+4\s+5\s", text, re.M), text  # none chosen
 
         # The play: each reads both pegboard tracks with their scores, the count and its cards, the starter.
         shown = play_until([ann, bob], game, lambda: count_row(ann, size), what="a count with cards, on Ann's screen")

@@ -235,8 +235,9 @@ class CribbageBoard(Board):
         if "discard" in legal:
             count = legal["discard"]["count"]
             chosen = len(self.query_one(CribHand).chosen)
-            whose = "your" if view.get("dealer") == me else f"{self.shell.names.get(view.get('dealer'), '?')}'s"
-            return Content.assemble((f"Lay away {count} to {whose} crib", "bold"), f" ({chosen} chosen):\n",
+            # Short lines (the prompt is 20 columns at 80x24): the crib's owner is named in the play panel.
+            whose = "your" if view.get("dealer") == me else "the dealer's"
+            return Content.assemble((f"Lay away {count}: {chosen} chosen", "bold"), f"\nto {whose} crib\n",
                                     key(held), " or ", key(d.arrows), "+", key("space"), ", then ", key(d.enter),
                                     "\n", key("h"), " helper")
         if "play" in legal:

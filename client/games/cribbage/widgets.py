@@ -255,8 +255,10 @@ class HandHelper(RowsWidget):
     def build(self) -> list[Content]:
         hand, own_crib, counted, names = self.state
         if not hand and counted is not None:
-            return show_rows([counted], dict(names), display_of(self))
-        return helper_rows(hand, own_crib, display_of(self))
+            return show_rows([counted], dict(names), display_of(self), compact=True,
+                             width=self.content_region.width or 56)
+        room = self.content_region.height or 16  # as many choices as it shows (never a list cut in half)
+        return helper_rows(hand, own_crib, display_of(self), limit=max(1, min(15, room - 1)))
 
 
 def show_rows(show: Sequence[dict[str, Any]], names: dict[int, str], display: Display, compact: bool = False,

@@ -50,7 +50,7 @@ SETTING_FIELDS = (
     SettingField("skunks", "Skunks", True, choices=(False, True), hint="a skunk pays double, a double skunk triple"),
     SettingField("stake", "Stake", 100, minimum=1, maximum=MAX_STAKE, hint="what each loser pays the winners"),
     SettingField("muggins", "Muggins", False, choices=(False, True),
-                 hint="claim your own count; an opponent takes what you miss"),
+                 hint="claim your own count; others take what you miss"),
 )
 """The settings' one owner: names, defaults and limits (:class:`Settings` checks them)."""
 SKUNK_LINE = {121: 90, 61: 30}  # a loser who has not passed this is skunked: the win counts double
