@@ -112,7 +112,7 @@ class DabApp(App[None]):
     BINDINGS = [
         Binding("f1", "help", "Help", tooltip="the rules, the hand rankings and every key"),
         Binding("question_mark", "help", "Help", show=False, tooltip="the rules, the hand rankings and every key"),
-        Binding("ctrl+q", "quit", "Quit", priority=True, tooltip="quit (asks first during a game: your seat is kept)"),
+        Binding("ctrl+q", "quit", "Quit", priority=True, tooltip="quit (asks first during a game)"),
     ]
     MENU_BINDINGS = (BINDINGS[0], BINDINGS[2])  # what the table menu offers of the app's own keys
     KEYS_WHEN_SMALL = ("ctrl+q",)  # the only key acted on while the terminal is too small
@@ -859,8 +859,11 @@ class DabApp(App[None]):
             if yes:
                 self.exit()
 
-        self.push_screen(ConfirmScreen("Quit the game? Your seat is kept and played for you until you come back."),
-                         callback=done)
+        if self.practice:  # nothing outlives this process: say so, rather than promise a seat kept
+            question = "Quit the practice game? It ends with this window: the next dab-client deals a new one."
+        else:
+            question = "Quit the game? Your seat is kept and played for you until you come back."
+        self.push_screen(ConfirmScreen(question), callback=done)
 
     def open_chat(self) -> None:
         """The chat dialog over what is on top (a panel, a dialog, the game over), when at a table."""
