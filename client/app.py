@@ -145,6 +145,7 @@ class DabApp(App[None]):
         self.server_label = server_label if server_label is not None else (session.address if session else "offline")
         self.tables: list[dict[str, Any]] = []
         self.balance: int | None = None  # chips kept on this server, as the last table list said
+        self.at_tables = 0  # ... and our chips sitting at tables with a game running (not in the balance)
         self.table_id: str | None = None
         self.view: dict[str, Any] | None = None
         self.last_game: str | None = None  # of the last table we had a seat at
@@ -184,7 +185,8 @@ class DabApp(App[None]):
         from .screens.lobby import LobbyScreen
 
         lobby = LobbyScreen()
-        lobby.tables, lobby.balance, lobby.online = self.tables, self.balance, self.online
+        lobby.tables, lobby.at_tables, lobby.balance, lobby.online = self.tables, self.at_tables, self.balance, \
+            self.online
         return lobby
 
     def _lobby_made(self) -> bool:
@@ -692,10 +694,13 @@ class DabApp(App[None]):
                 self.refresh_online()  # once the server has said it answers it: the lobby's list, invitations
             self._remember_tables(result.get("tables", []))
             self._ask_for_notices()
-            balance = result.get("balance")
+            balance, at_tables = result.get("balance"), result.get("at_tables", 0)
+            if isinstance(at_tables, int) and not isinstance(at_tables, bool):
+                self.at_tables = at_tables
             if isinstance(balance, int) and not isinstance(balance, bool):
                 self.balance = balance
                 if self._lobby_made():
+                    self.lobby.at_tables = self.at_tables
                     self.lobby.balance = balance
         elif kind is m.ListOnline:
             self._remember_online(result.get("players"), result.get("total"))

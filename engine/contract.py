@@ -458,6 +458,12 @@ class Game(Protocol):
     def stacks(self) -> dict[int, int]:
         """Each seat's chips in hand (not counting what is staked in the current round)."""
 
+    def holdings(self) -> dict[int, int]:
+        """Each seat's chips at the table that are still its own: its stack and what it has staked that
+        nobody has won yet (a Cribbage game's stake, at risk until the game is won); a pot the players
+        have already put in together (Down and Back's, even one carried over) is not counted. A
+        player's result over rounds is the change in this (the chart, the history's chips)."""
+
     def chips_in_play(self) -> int:
         """All chips the game holds (stacks and anything staked); constant through a game but for
         the chips a :class:`SitIn` brings."""

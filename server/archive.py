@@ -150,7 +150,9 @@ class Archive:
             except KeyError as exc:
                 raise RequestError("no_such_game", exc.args[0]) from None
         ranked = self._ranked(msg.by, msg.game)
-        entries = [self._entry(rank, player_id, msg.game) for rank, player_id in enumerate(ranked[:msg.limit], 1)]
+        at_tables = self.lobby.chips_at_tables()
+        entries = [self._entry(rank, player_id, msg.game, at_tables.get(player_id, 0))
+                   for rank, player_id in enumerate(ranked[:msg.limit], 1)]
         you = ranked.index(player.player_id) + 1 if player.player_id in ranked else None
         return {"by": msg.by, "game": msg.game, "players": entries, "total": len(ranked), "rank": you,
                 "hidden": player.player_id in self.hidden}
@@ -179,10 +181,11 @@ class Archive:
             ranked = self._board[(by, game)] = eligible
         return ranked
 
-    def _entry(self, rank: int, player_id: str, game: str | None) -> dict[str, Any]:
+    def _entry(self, rank: int, player_id: str, game: str | None, at_tables: int) -> dict[str, Any]:
         player = self.lobby.players[player_id]
         played, won = _counts(self.stats[player_id], game)
-        return {"rank": rank, "name": player.name, "balance": player.balance, "games": played, "wins": won}
+        return {"rank": rank, "name": player.name, "balance": player.balance, "at_tables": at_tables,
+                "games": played, "wins": won}
 
 
 def _counts(games: dict[str, list[int]], game: str | None) -> tuple[int, int]:

@@ -30,16 +30,19 @@ def public_round(game_type: GameType, entry: dict[str, Any]) -> dict[str, Any]:
 
 def round_rows(
     game_type: GameType, public: dict[str, Any], owners: dict[int, str | None], before: dict[int, int],
+    after: dict[str, int] | None = None,
 ) -> list[tuple[str, dict[str, Any]]]:
     """``(player_id, {seat, chips, result})`` for each player dealt into the round: chips won or lost
-    (the stack after it minus ``before``, the stack before it) and the game's words for how it went.
+    (``after``, each seat's holdings after it (``Game.holdings``: a stake still its own counts), else the
+    stack after it, minus ``before``, the same before it) and the game's words for how it went.
     ``owners``: each seat's player, None for a bot."""
+    after = after if after is not None else public["stacks"]
     rows = []
     for entry in public["players"]:
         seat = entry["seat"]
         player_id = owners.get(seat)
         if player_id is not None:
-            rows.append((player_id, {"seat": seat, "chips": public["stacks"][str(seat)] - before.get(seat, 0),
+            rows.append((player_id, {"seat": seat, "chips": after[str(seat)] - before.get(seat, 0),
                                      "result": game_type.round_outcome(public, seat)}))
     return rows
 

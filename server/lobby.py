@@ -922,9 +922,25 @@ class Lobby:
 
     def _list_tables(self, player: PlayerRecord, msg: m.ListTables) -> dict[str, Any]:
         return {"tables": [s.to_wire() for s in self.summaries()], "total": len(self.tables), "games": games_offered(),
-                "balance": player.balance, "features": list(FEATURES), "server_key": self.key.public.hex(),
+                "balance": player.balance, "at_tables": self.chips_at_tables().get(player.player_id, 0),
+                "features": list(FEATURES), "server_key": self.key.public.hex(),
                 "gateways": [{"kind": g.kind, "host": self.config.public_host, "port": g.port, "local": g.local}
                              for g in self.gateways]}
+
+    def chips_at_tables(self) -> dict[str, int]:
+        """Each player's chips sitting at tables with a game running (bought in, not yet cashed out): their
+        seats' holdings (``Game.holdings``: a Cribbage stake still theirs counts, a Down and Back pot not).
+        A player's chips are their balance plus these."""
+        held: dict[str, int] = {}
+        for table in self.tables.values():
+            if table.game is None or table.state != "playing":
+                continue
+            holdings: dict[int, int] | None = None
+            for seat, info in table.seats.items():
+                if info.player_id is not None:
+                    holdings = holdings if holdings is not None else table.holdings()
+                    held[info.player_id] = held.get(info.player_id, 0) + holdings.get(seat, 0)
+        return held
 
     def _check_held_seats(self, player: PlayerRecord) -> None:
         """A player may leave only so many running games behind (each holds their seat)."""

@@ -131,9 +131,10 @@ def _from_checkpoint(table: "Table", row: TableRow) -> None:
     stored = table.store.rounds(table.table_id, 1 << 30)
     rounds.history.extend(public_round(game_type, r) for r in stored)
     rounds.chip_history = [{seat: stack for seat, _, stack in row.initial_players}]
-    rounds.chip_history += [{int(s): v for s, v in r["stacks"].items()} for r in stored if r["result"]]
+    rounds.chip_history += [{int(s): v for s, v in (r.get("holdings") or r["stacks"]).items()}
+                            for r in stored if r["result"]]  # (a round stored before holdings: its stacks)
     if table.game.status is Status.OVER:
-        rounds.chip_history.append(table.stacks())
+        rounds.chip_history.append(table.holdings())
     rounds.between_rounds()  # a round under way when the engine changed has no opening: it cannot be replayed
     table.engine_outdated = row.engine is not None  # the lobby marks it checkpoint-only once every table is back
 

@@ -44,7 +44,7 @@ class RoundBook:
         """The game has just been made (or restored from its start): nothing applied yet."""
         game = self.table.game
         assert game is not None
-        self.chip_history = [self.table.stacks()]
+        self.chip_history = [self.table.holdings()]
         self.brought = {seat: chips for seat, _, chips in game.initial_players}
         self.opening = opening(game)
 
@@ -74,11 +74,11 @@ class RoundBook:
             entry = self.round_record()
             self._finish_round(entry, live)
             if entry["result"] is not None:  # a round the game's end cut short changed nobody's stack
-                self.chip_history.append(table.stacks())
+                self.chip_history.append(table.holdings())
         if status is Status.BETWEEN_ROUNDS and live:  # a restore keeps only the last one (restore._replay)
             self.between_rounds()
         if status is Status.OVER:
-            self.chip_history.append(table.stacks())
+            self.chip_history.append(table.holdings())
             if live:
                 stacks = game.stacks()
                 moves = [(s, i.player_id, stacks[s]) for s, i in sorted(table.seats.items())]
@@ -98,7 +98,7 @@ class RoundBook:
             table.hub.key.seal_round(entry)  # its fair events signed as they were sent (server.keys)
             last = self.chip_history[-1]
             before = {seat: last.get(seat, chips) for seat, chips in self.brought.items()}
-            rows = round_rows(table.game_type, public, self.owners(), before)
+            rows = round_rows(table.game_type, public, self.owners(), before, entry.get("holdings"))
             if table.store is not None:
                 table.store.add_round(table.table_id, entry, public, rows)
             table.hub.round_finished(table, entry, public, rows)
@@ -121,6 +121,7 @@ class RoundBook:
             "table_id": table.table_id, **table.game_type.round_record(game),
             "first_seq": first, "last_seq": last, "actions": [[s, a] for s, a in game.history[first:last + 1]],
             "finished_at": time.time(), "opening": self.opening,  # what the round replays from (None: unknown)
+            "holdings": {str(s): chips for s, chips in table.holdings().items()},  # the chart's (a restore's)
         }
 
     def chart(self) -> list[dict[str, int]]:

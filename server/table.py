@@ -258,6 +258,12 @@ class Table:
         assert self.game is not None
         return self.game.stacks()
 
+    def holdings(self) -> dict[int, int]:
+        """Each seat's chips that are still its own: the stack and a stake nobody has won yet
+        (``Game.holdings``): the chips chart and the history's chips follow these."""
+        assert self.game is not None
+        return self.game.holdings()
+
     def can_start_round(self) -> bool:
         """Between rounds, and the game would deal the next one now (enough seats present and able to play)."""
         game = self.game

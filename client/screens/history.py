@@ -227,11 +227,15 @@ class LeaderboardScreen(Screen[None]):
         self.hidden = bool(result.get("hidden"))
         table = self.query_one(DataTable)
         table.clear(columns=True)
-        for label, width in (("#", 4), ("Player", 24), ("Chips", 12), ("Games", 6), ("Wins", 6)):
+        # Balance: chips kept on the server; at tables: chips sitting at tables with a game running.
+        for label, width in (("#", 4), ("Player", 24), ("Balance", 11), ("At tables", 9), ("Games", 5),
+                             ("Wins", 5)):
             table.add_column(label, width=width)
         for entry in result.get("players") or []:
+            at_tables = entry.get("at_tables", 0)
             table.add_row(str(entry.get("rank", "")), literal(entry.get("name", ""), "bold"),
-                          chips(entry.get("balance", 0)), str(entry.get("games", 0)), str(entry.get("wins", 0)))
+                          chips(entry.get("balance", 0)), chips(at_tables) if at_tables else "-",
+                          str(entry.get("games", 0)), str(entry.get("wins", 0)))
         which = game_title(self.game) if self.game else "every game"
         ranked = "chip balance" if self.by == "chips" else "games won"
         self.query_one("#board-title", Static).update(Content.assemble(

@@ -171,6 +171,7 @@ class LobbyScreen(QuietBackground, Screen[None]):
 
     tables: var[list[dict[str, Any]]] = var(list, always_update=True, init=False)
     balance: var[int | None] = var(None, init=False)  # chips kept on this server between games
+    at_tables = 0  # our chips sitting at tables (set before the balance, whose change shows both)
     online: var[tuple[list[dict[str, Any]], int] | None] = var(None, init=False)  # who is online, how many
 
     def __init__(self) -> None:
@@ -282,7 +283,9 @@ class LobbyScreen(QuietBackground, Screen[None]):
     def _show_title(self) -> None:
         app = self.app
         where = getattr(app, "server_label", "")
-        chips = f"  {self.balance:,} chips" if self.balance is not None else ""
+        chips = ""
+        if self.balance is not None:  # what each number is: the balance leaves out chips at a table
+            chips = f"  {self.balance:,} chips" + (f" + {self.at_tables:,} at tables" if self.at_tables else "")
         self.query_one("#lobby-title", Static).update(Content.assemble(
             ("Down and Back", "bold"), ("  lobby", "dim"), (f"  {where}" if where else "", "dim"),
             ("  as ", "dim"), Content.styled(getattr(app, "player_name", ""), "bold"), (chips, "bold green"),

@@ -8,6 +8,7 @@ opponent turn small.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 from textual.app import ComposeResult, RenderResult
 from textual.containers import Vertical
@@ -34,6 +35,7 @@ class SeatState:
     host: bool = False
     bot: bool = False
     level: str | None = None  # a bot's level ("strong"), shown beside its chips
+    at_risk: int = 0  # of ``stack``, what the seat has staked that nobody has won yet (a Cribbage game's stake)
     connected: bool = True
     away: bool = False
     out: bool = False
@@ -110,10 +112,7 @@ class SeatPanel(RowsWidget):
             badges.append(("(D)" if display.ascii else "Ⓓ", "bold #ffd75f"))
         if s.level:
             badges.append((s.level, "dim italic"))
-        stack = Content.assemble(
-            (chips(s.stack) if s.stack is not None else "", "#87d787"),
-            *[part for badge in badges for part in (" ", badge)],
-        )
+        stack = self._chips_line(s, [part for badge in badges for part in (" ", badge)], width)
         status, short = self._status(s, display)
         if name.cell_length <= width:
             return [name, stack.truncate(width), status.truncate(width)]
@@ -122,6 +121,19 @@ class SeatPanel(RowsWidget):
         if len(lines) > 2:
             lines = [lines[0], Content("").join(lines[1:]).truncate(width, ellipsis=True)]
         return [*lines, Content.assemble(stack, " ", short).truncate(width)]
+
+    @staticmethod
+    def _chips_line(s: SeatState, badges: list[Any], width: int) -> Content:
+        """The seat's chips at the table, and of them what is at risk (the longest words that fit)."""
+        if s.stack is None:
+            return Content.assemble("", *badges)
+        held = chips(s.stack)
+        words = [held]
+        if s.at_risk:
+            risk = chips(s.at_risk)
+            words = [f"{held} at table, {risk} at risk", f"{held}, {risk} at risk", held]
+        lines = [Content.assemble((text, "#87d787"), *badges) for text in words]
+        return next((line for line in lines if line.cell_length <= width), lines[-1])
 
     @staticmethod
     def _status(s: SeatState, display: Display) -> tuple[Content, Content]:

@@ -253,6 +253,11 @@ class CardGame:
         """Each seat's chips in hand (not counting what is staked in the current round)."""
         return {p.seat: p.stack for p in self.players.values()}
 
+    def holdings(self) -> dict[int, int]:
+        """The chips still each seat's own (:meth:`engine.contract.Game.holdings`): its stack, where a game
+        puts what is staked in a pot the table shares (a game whose stake stays a seat's says so)."""
+        return self.stacks()
+
     def chance_drawn(self) -> tuple[int, ...]:
         return self.fair.drawn(self.rng)
 

@@ -339,3 +339,16 @@ async def test_a_table_made_in_the_lobby_grows_its_pegboard_and_play_when_dealt(
             assert " ".join(display.card_text(e["card"]) for e in view["series"]) in text
             assert "Starter " + display.card_text(view["starter"]) in text
         assert "Bob's crib" in text or "Your crib" in text
+
+
+@pytest.mark.parametrize("size", [(80, 24), (120, 40)], ids=["80x24", "120x40"])
+async def test_a_seat_says_its_chips_are_at_the_table_and_what_is_at_risk(size):
+    """Issue 27 item 10: a stake-100 seat showed "300" unexplained: three stakes brought, one at risk."""
+    view = laying_away()
+    seat = view["seats"][0]
+    assert seat["staked"] and seat["stack"]  # (the view is a game under way: a stake is at risk)
+    app = make_app()
+    async with app.run_test(size=size) as pilot:
+        await feed(view)(pilot)
+        held, risk = seat["stack"] + seat["staked"], seat["staked"]
+        assert f"{held:,} at table, {risk:,} at risk" in screen_text(app)

@@ -87,6 +87,20 @@ async def test_whole_games_to_121_settle_the_stakes(tmp_path, durable, seats, bo
         assert all(r["table_id"] == table_id and r["game"] == 1 for r in finished)
         assert all(len(r["show"]) == seats + 1 for r in finished[:-1])  # every hand and the crib, before the last deal
 
+        # Issue 27 item 10: a stake is the player's until the game is won, so the chart and each player's
+        # history show nothing lost before that deal, then the game's result (not -100, then +200).
+        host_seat = host.table["seat"]
+        chart = (await host.wait_for(lambda: host.table.get("chip_history")))
+        assert chart[0] == {str(s): brought for s in range(seats)}
+        assert chart[-1] == {str(s): brought + change[s] for s in range(seats)}
+        changed = next(i for i, row in enumerate(chart) if row != chart[0])  # the deal the game was won in
+        assert changed == len(finished) and all(row == chart[-1] for row in chart[changed:]), chart
+        mine = (await host.request(m.PastRounds, table_id=table_id, limit=50))["rounds"]
+        mine = [r for r in reversed(mine) if not r["result"].startswith("abandoned")]
+        assert [r["chips"] for r in mine] == [0] * (len(mine) - 1) + [change[host_seat]], mine
+        (game_line,) = (await host.request(m.PastGames))["games"]
+        assert game_line["chips"] == change[host_seat]
+
     exported = server.lobby.store.export(table_id)
     (table,) = exported["tables"]
     assert table["game"] == "cribbage" and table["game_settings"]["stake"] == stake

@@ -196,3 +196,28 @@ async def test_a_round_cut_by_a_restart_replays_whole_once_finished(durable):
         replay = await full_replay(ann, table_id, 2)
         assert replay["seat"] == 0 and replay["steps"][-1]["view"]["phase"] == "waiting"
         check_replay(replay, round_record(server, table_id, 2), ann.all_views)
+
+
+async def test_chips_at_tables_are_given_beside_the_balance(server, connect):
+    """Issue 27 item 10: a balance leaves out chips sitting at a table; list_tables and the leaderboard say
+    how many (``at_tables``): a Cribbage seat's three stakes, the stake at risk still the player's."""
+    async with connect("ann") as ann, connect("bob") as bob:
+        await ann.request(m.CreateTable, name="t", settings=m.TableSettings(seats=2, rules={"stack": 100}))
+        await ann.request(m.AddBot)
+        await ann.request(m.Start)
+        await autoplay(ann, until_round=1, host=True)  # a game finished: ann is on the leaderboard
+        await ann.request(m.Leave)
+        ann.views.clear()
+        before = await ann.request(m.ListTables)
+        assert before["at_tables"] == 0
+        await ann.request(m.CreateTable, name="crib", settings=m.TableSettings(game="cribbage", seats=2))
+        await ann.request(m.AddBot)
+        await ann.request(m.Start)
+        await ann.wait_for(lambda: ann.view.get("seats") and ann.view["seats"][0]["staked"])
+        seat = ann.view["seats"][0]
+        assert (seat["stack"], seat["staked"]) == (200, 100)  # three stakes brought, one at risk
+        listed = await ann.request(m.ListTables)
+        assert listed["at_tables"] == 300 and listed["balance"] == before["balance"] - 300
+        assert (await bob.request(m.ListTables))["at_tables"] == 0
+        (entry,) = (await bob.request(m.Leaderboard))["players"]
+        assert (entry["name"], entry["balance"], entry["at_tables"]) == ("ann", before["balance"] - 300, 300)

@@ -217,7 +217,8 @@ class CribbageBoard(Board):
         to_act = set(game.get("to_act") or ())
         phase = game.get("phase")
         return self.seats_from(base, {s["seat"]: s for s in game.get("seats", [])}, lambda state, s: replace(
-            state, stack=s.get("stack", 0) + s.get("staked", 0), cards=held.get(str(state.seat), 0),
+            state, stack=s.get("stack", 0) + s.get("staked", 0), at_risk=s.get("staked", 0),
+            cards=held.get(str(state.seat), 0),
             dealer=game.get("dealer") == state.seat,
             turn=(phase == "play" and game.get("turn") == state.seat) or game.get("cutter") == state.seat,
             decided="laid away" if phase == "discard" and state.seat not in to_act else "",

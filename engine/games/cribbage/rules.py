@@ -217,6 +217,10 @@ class Game(CardGame):
             return [Claim(points) for points in range(allowed[0], allowed[1] + 1)]
         return [Muggins(True), Muggins(False)]
 
+    def holdings(self) -> dict[int, int]:
+        """The stack and the game's stake: a stake is the player's until a game is won (the winner's then)."""
+        return {p.seat: p.stack + p.staked for p in self.players.values()}
+
     def chips_in_play(self) -> int:
         return sum(p.stack + p.staked for p in self.players.values())
 
