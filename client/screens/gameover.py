@@ -38,15 +38,17 @@ def standings_content(view: Mapping[str, Any], display: Display) -> Content:
     lines = [Content.styled("Game over", "bold"), Content("")]
     if not standings:
         lines.append(Content.styled("No standings: the game ended before any round.", "dim"))
-    lines.append(Content.styled(f"{'':3}{'Player':<16}{'Chips':>9}{'Brought':>10}{'Won/lost':>10}", "dim"))
+    # The name column is as wide as the longest name (a name is never cut: 24 characters at most), "1. Ann".
+    width = max([16, *(Content(row.get("name", "?")).cell_length for row in standings)])
+    lines.append(Content.styled(f"{'':4}{'Player':<{width}}{'Chips':>9}{'Brought':>10}{'Won/lost':>10}", "dim"))
     for place, row in enumerate(standings, 1):
         diff = row.get("stack", 0) - row.get("brought", 0)
         diff_style = "bold #87d787" if diff > 0 else ("bold #ff5f5f" if diff < 0 else "")
-        name = Content.styled(row.get("name", "?"), "bold" if row.get("seat") == me else "").truncate(16, pad=True,
-                                                                                                      ellipsis=True)
+        name = Content.styled(row.get("name", "?"), "bold" if row.get("seat") == me else "").pad_right(
+            width - Content(row.get("name", "?")).cell_length)
         lines.append(Content.assemble(
-            (f"{place:>2}.", "bold #ffd75f" if place == 1 else ""), name, f"{chips(row.get('stack', 0)):>9}", f"{chips(row.get('brought', 0)):>10}",
-            (f"{diff:>+10,}", diff_style),
+            (f"{place:>2}. ", "bold #ffd75f" if place == 1 else ""), name, f"{chips(row.get('stack', 0)):>9}",
+            f"{chips(row.get('brought', 0)):>10}", (f"{diff:>+10,}", diff_style),
         ))
     history = view.get("chip_history") or []
     if len(history) >= 2 and standings:
@@ -55,11 +57,13 @@ def standings_content(view: Mapping[str, Any], display: Display) -> Content:
                   for row in standings}
         low = min(min(v) for v in series.values())
         high = max(max(v) for v in series.values())
+        points = min(CHART_WIDTH, 72 - 4 - width - 2 - 9)  # what fits 80 columns beside the whole name
         for row in standings:
-            values = series[row["seat"]]
-            name = Content(row.get("name", "?")).truncate(16, pad=True, ellipsis=True)
+            values = series[row["seat"]][-points:]
+            name = Content(row.get("name", "?"))
             lines.append(Content.assemble(
-                "   ", name, (sparkline(values, low, high, display.ascii), "#5fd7ff"), f"  {chips(values[-1])}",
+                "    ", name.pad_right(width - name.cell_length),
+                (sparkline(values, low, high, display.ascii), "#5fd7ff"), f"  {chips(values[-1])}",
             ))
     return Content("\n").join(lines)
 

@@ -91,3 +91,15 @@ def deciding_muggins() -> dict[str, Any]:
     view["counting"] = {**view["counting"], "seat": 1, "claimed": True}
     view.update(legal=[{"kind": "muggins"}], to_act=[0])
     return view
+
+
+def game_won() -> dict[str, Any]:
+    """A game won at a table that plays on (every stack above zero): the pause before the next game. (This
+    seed's: Ann wins 127 to 88, a skunk, so Bob pays double.)"""
+    return play_until(lambda v: v["phase"] == "waiting" and bool(v["result"]), seed=b"crib1", limit=20000)
+
+
+def next_game_start() -> dict[str, Any]:
+    """The next game's first moment that is not our decision (after :func:`game_won`: Ann has laid away, Bob
+    has not)."""
+    return play_until(lambda v: v["game"] == 2 and not v["legal"], seed=b"crib1", limit=20000)

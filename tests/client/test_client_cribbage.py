@@ -106,7 +106,8 @@ async def test_the_table_over_says_who_was_skunked():
     async with app.run_test(size=(80, 24)) as pilot:
         await feed(skunked_over(), screen="CribbageOverScreen")(pilot)
         text = screen_text(app)
-        assert "Ann won game 1" in text and "SKUNKED: PAYS DOUBLE" in text and "Ann 121, Bob 84" in text
+        assert "You won game 1" in text and "SKUNKED: PAYS DOUBLE" in text and "Ann 121, Bob 84" in text
+        assert "You take 200" in text and "Bob pays 200" in text  # (issue 27 item 13: "Ann takes" for us)
 
 
 @pytest.mark.parametrize("ascii", [False, True], ids=["unicode", "ascii"])
@@ -352,3 +353,50 @@ async def test_a_seat_says_its_chips_are_at_the_table_and_what_is_at_risk(size):
         await feed(view)(pilot)
         held, risk = seat["stack"] + seat["staked"], seat["staked"]
         assert f"{held:,} at table, {risk:,} at risk" in screen_text(app)
+
+
+@pytest.mark.parametrize("size", [(80, 24), (120, 40)], ids=["80x24", "120x40"])
+async def test_a_game_won_is_a_moment_then_the_next_game_has_no_empty_show(size):
+    """Issue 27 item 11: a game's end shows the standings, the skunk, the chips and the choice (it rolled
+    straight into game 2, the show panel with the result in it), and the next game's start leaves no
+    empty "The show" panel up for a player whose decision it is not."""
+    from cribbage_views import game_won, next_game_start
+
+    won, after = game_won(), next_game_start()
+    app = make_app()
+    async with app.run_test(size=size) as pilot:
+        await feed(won, "GameEndPanel")(pilot)
+        text = " ".join(screen_text(app).split())
+        assert "Game 1 is over" in text and "You won game 1 at 121" in text
+        assert "Ann 121, Bob 88" in text  # the capped score at the game hole (127 pegged)
+        assert "Bob pays 200 SKUNKED: PAYS DOUBLE" in text and "You take 200" in text
+        assert "At the table now: you 500, Bob 100" in text
+        assert "play on: game 2 is dealt in a moment" in text and "l leave the table" in text
+        assert "E end the table here" in text  # Ann hosts
+        await pilot.press("v")  # the last deal's show, asked for
+        await wait_for(pilot, lambda: screen_name(app) == "ShowPanel", what="the show")
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: screen_name(app) == "TableScreen", what="the table")
+
+        app.receive(push(won))  # the end again (a repeated view) opens nothing new
+        await pilot.pause()
+        app.table_screen.board.open_game_end(won)
+        await wait_for(pilot, lambda: screen_name(app) == "GameEndPanel", what="the end again")
+        app.receive(push(after))  # game 2, Bob to lay away: the end stays up for Ann, no show panel
+        await pilot.pause()
+        assert screen_name(app) == "GameEndPanel"
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: screen_name(app) == "TableScreen", what="the table")
+        assert "The show" not in screen_text(app).split("Hand helper")[0]
+
+
+async def test_the_next_game_closes_a_show_panel_left_open():
+    """The empty "The show" panel at the next game's start: a show opened with v stays up into game 2."""
+    from cribbage_views import next_game_start
+
+    view = after_show()
+    app = make_app()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await feed(view, "ShowPanel", ("v",))(pilot)
+        app.receive(push(next_game_start()))
+        await wait_for(pilot, lambda: screen_name(app) == "TableScreen", what="the show closed")

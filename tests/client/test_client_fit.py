@@ -278,3 +278,18 @@ async def test_the_lobby_and_the_leaderboard_say_what_each_chip_number_is():
         assert "1,250,000" in row and "300" in row.split("1,250,000")[1]
         assert "-" in next(line for line in text.splitlines() if " Ann " in line).split("9,700")[1]
         await assert_whole(pilot, "leaderboard")
+
+
+@pytest.mark.parametrize("size", SIZES, ids=[f"{w}x{h}" for w, h in SIZES])
+async def test_the_game_over_shows_whole_names_after_their_place(size):
+    """Issue 27 items 13 and 14: the standings read "1.carol" and cut a name to 16 characters (a cut made
+    before the screen, which the general check cannot see: it compares the widget's text with the screen)."""
+    app = Canned()
+    async with app.run_test(size=size) as pilot:
+        await dab_over(pilot)
+        await assert_whole(pilot, "game over")
+        lines = screen_text(app).splitlines()
+        assert any(f" 1. {LONG} " in line for line in lines), "\n".join(lines)
+        assert any(" 4. [bold red]x[/] " in line for line in lines)
+        chart = [line for line in lines if LONG in line]
+        assert len(chart) == 2  # the standings and the chart, each with the whole name

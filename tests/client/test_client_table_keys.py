@@ -73,7 +73,7 @@ async def test_the_host_ends_the_game_from_the_table_menu_after_a_yes():
     app = make_app(ascii=False)
     async with app.run_test(size=(80, 24)) as pilot:
         await feed(pilot, PLAY_VIEW)  # Ann (seat 0) hosts this running game
-        assert "m Menu" in screen_text(app)
+        await wait_for(pilot, lambda: "m Menu" in screen_text(app), what="the footer")  # (laid out a frame late)
         await pilot.press("m")
         text = await wait_for(pilot, lambda: screen_name(app) == "MenuScreen" and screen_text(app), what="menu")
         assert "end the game for everyone" in text and "sit out" in text and "leave the table" in text

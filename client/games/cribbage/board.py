@@ -24,7 +24,7 @@ from .help import RULES
 from .widgets import CribHand, DealsPlayed, HandHelper, PegBoard, PlayPanel, PlayTable, ScoringTable, Side
 
 if TYPE_CHECKING:
-    from .screens import ShowPanel
+    from .screens import GameEndPanel, ShowPanel
 
 CUT_WORDS = {  # what each cut is for: the cut dialog's title and note
     "draw": ("Cut for the first deal", "The lowest card deals."),
@@ -40,6 +40,7 @@ class CribbageBoard(Board):
     KEY_SCREENS = (
         ("Cutting the pack", "client.screens.cut:CutScreen"),
         ("The show", "client.games.cribbage.screens:ShowPanel"),
+        ("A game's end", "client.games.cribbage.screens:GameEndPanel"),
     )
     DECIDING_TOGETHER = "Laying away"
     DEFAULT_CSS = """
@@ -290,6 +291,12 @@ class CribbageBoard(Board):
         if self.legal and show is not None:  # our next decision: the show is over
             self.close_panel(show)
             show = None
+        if show is not None and not view.get("show") and not view.get("result"):  # the next game's start:
+            self.close_panel(show)  # nothing of the show is left to show (it was an empty "The show")
+            show = None
+        end = self._end_panel()
+        if end is not None and (self.legal or view.get("phase") == "over"):  # our first decision of the next
+            self.close_panel(end)  # game (or the table's over: its own screen says it all)
         if "cut" in self.legal and self._cut is None and not self.pending:
             cut = self.legal["cut"]
             title, note = CUT_WORDS.get(view.get("phase", ""), CUT_WORDS["cut"])
@@ -309,7 +316,22 @@ class CribbageBoard(Board):
             self.push(self._over)
         elif view.get("result") and view.get("result") != self._shown_result and view.get("phase") == "waiting":
             self._shown_result = view["result"]
-            self.open_show()
+            self.open_game_end(view)
+
+    def open_game_end(self, view: Mapping[str, Any]) -> None:
+        """A game won at a table that plays on: its end, as a moment (the standings, the skunk, the chips and
+        what to do next), in place of the show (``v`` shows it)."""
+        from .screens import GameEndPanel
+
+        if self._cut is not None:
+            return  # (a cut of ours is up: it is our decision, the end has passed)
+        host = self.shell.table.get("host_seat") == self.shell.me and self.shell.me is not None
+        self.open_panel(GameEndPanel(view, self.shell.names, self.shell.me, host))
+
+    def _end_panel(self) -> "GameEndPanel | None":
+        from .screens import GameEndPanel
+
+        return self.panel if isinstance(self.panel, GameEndPanel) else None
 
     def _result_rows(self, view: Mapping[str, Any]) -> list[Content]:
         from .screens import result_rows
@@ -321,10 +343,13 @@ class CribbageBoard(Board):
         if action is not None:
             self.shell.play(action)
 
-    def open_show(self) -> None:
-        """The show of this deal (and the game's end, if it ended), item by item."""
+    def open_show(self, asked: bool = False) -> None:
+        """The show of this deal (and the game's end, if it ended), item by item; over a game's end only
+        when ``asked`` (``v``), not as the show's last counts come in."""
         from .screens import ShowPanel
 
+        if self._end_panel() is not None and not asked:
+            return
         show = self._show_panel()
         if show is not None:
             show.update(self.view.get("show") or [], self._result_rows(self.view))
@@ -453,4 +478,4 @@ class CribbageBoard(Board):
         helper.display = not helper.display
 
     def action_last_show(self) -> None:
-        self.open_show()
+        self.open_show(asked=True)

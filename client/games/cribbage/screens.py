@@ -20,10 +20,17 @@ from .widgets import show_rows
 SKUNKS = {2: "skunked: pays double", 3: "double skunked: pays triple"}
 
 
-def result_rows(result: Mapping[str, Any], sides: list[dict[str, Any]], names: Mapping[int, str]) -> list[Content]:
-    """A game's end: who won, the scores by side, what each loser paid (and whether skunked)."""
+def result_rows(result: Mapping[str, Any], sides: list[dict[str, Any]], names: Mapping[int, str],
+                me: int | None = None) -> list[Content]:
+    """A game's end: who won, the scores by side, what each loser paid (and whether skunked); in the second
+    person for our seat ``me`` ("You won", "You pay")."""
     side_names = [" & ".join(names.get(s, "?") for s in side.get("seats", ())) for side in sides]
-    winners = " & ".join(names.get(s, "?") for s in result.get("winners", ()))
+    won_by = list(result.get("winners", ()))
+    if me in won_by:  # "You won", "You & Cleo won"
+        won_by.remove(me)
+        winners = " & ".join(["You", *(names.get(s, "?") for s in won_by)])
+    else:
+        winners = " & ".join(names.get(s, "?") for s in won_by)
     target = result.get("target")
     scores = [min(score, target) if target else score for score in result.get("scores") or []]  # the game hole
     at = f" at {target}" if target else ""
@@ -32,12 +39,14 @@ def result_rows(result: Mapping[str, Any], sides: list[dict[str, Any]], names: M
     for loss in result.get("losses") or ():
         multiplier = loss.get("multiplier", 1)
         skunk = SKUNKS.get(multiplier)
-        rows.append(Content.assemble(Content.styled(names.get(loss.get("seat"), "?"), "bold"),
-                                     f" pays {chips(loss.get('chips', 0))}",
+        mine = loss.get("seat") == me and me is not None
+        rows.append(Content.assemble(Content.styled("You" if mine else names.get(loss.get("seat"), "?"), "bold"),
+                                     f" {'pay' if mine else 'pays'} {chips(loss.get('chips', 0))}",
                                      (f"  {skunk.upper()}" if skunk else "", "bold #ff5f5f")))
     for gain in result.get("gains") or ():
-        rows.append(Content.assemble(Content.styled(names.get(gain.get("seat"), "?"), "bold"),
-                                     (f" takes {chips(gain.get('chips', 0))}", "#87d787")))
+        mine = gain.get("seat") == me and me is not None
+        rows.append(Content.assemble(Content.styled("You" if mine else names.get(gain.get("seat"), "?"), "bold"),
+                                     (f" {'take' if mine else 'takes'} {chips(gain.get('chips', 0))}", "#87d787")))
     return rows
 
 
@@ -98,6 +107,72 @@ class ShowPanel(Panel):
         self.dismiss(None)
 
 
+class GameEndPanel(Panel):
+    """A game's end at a table that plays on: who won and the score, the skunk, the chips paid and where
+    everyone stands, then the choice (play on to the next game, dealt after the pause; leave; the host may
+    end the table). It stays until closed or until our first decision of the next game."""
+
+    BINDINGS = [Binding("enter", "close", "Play on", key_display="⏎", tooltip="play on: the next game is dealt"),
+                Binding("escape", "close", "Play on", show=False, tooltip="play on: the next game is dealt"),
+                Binding("space", "close", "Play on", show=False, tooltip="play on: the next game is dealt"),
+                Binding("v", "last_show", "The show", tooltip="the last deal's show"),
+                Binding("l", "leave", "Leave", tooltip="leave the table (asks first)"),
+                Binding("E", "end_table", "End table", tooltip="host: end the table here, everyone's chips go back")]
+
+    def __init__(self, view: Mapping[str, Any], names: Mapping[int, str], me: int | None, host: bool) -> None:
+        super().__init__(id="game-end")
+        self.view = dict(view)
+        self.names = dict(names)
+        self.me = me
+        self.host = host
+
+    def compose(self) -> ComposeResult:
+        with VerticalScroll():
+            yield Static(self._rows(), id="game-end-body", markup=False)
+
+    def _rows(self) -> Content:
+        view = self.view
+        result = view.get("result") or {}
+        rows = [Content.styled(f"Game {result.get('game', '?')} is over", "bold"),
+                *result_rows(result, view.get("sides") or [], self.names, self.me), Content("")]
+        seats = sorted(view.get("seats") or [], key=lambda s: -(s.get("stack", 0) + s.get("staked", 0)))
+        standing = ", ".join(f"{'you' if s.get('seat') == self.me else self.names.get(s.get('seat'), '?')} "
+                             f"{chips(s.get('stack', 0) + s.get('staked', 0))}" for s in seats)
+        rows.append(Content.assemble(("At the table now: ", "bold"), standing))
+        key = lambda k: Content.styled(k, "bold #ffd75f")  # noqa: E731
+        enter = "Enter" if display_of(self).ascii else "⏎"
+        following = result.get("game", 0) + 1 if isinstance(result.get("game"), int) else "the next"
+        rows += [Content(""), Content.assemble(key(enter), f" play on: game {following} is dealt in a moment")]
+        if view.get("show"):
+            rows.append(Content.assemble(key("v"), " the last deal's show"))
+        rows.append(Content.assemble(key("l"), " leave the table (your seat is played for you until it ends)"))
+        if self.host:
+            rows.append(Content.assemble(key("E"), " end the table here: everyone's chips go back"))
+        return Content("\n").join(rows)
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "end_table":
+            return self.host
+        if action == "last_show":
+            return bool(self.view.get("show"))
+        return True
+
+    def action_close(self) -> None:
+        self.dismiss(None)
+
+    def action_last_show(self) -> None:
+        board = self.board
+        self.dismiss(None)
+        if board is not None:
+            board.call_after_refresh(board.open_show, True)  # type: ignore[attr-defined]
+
+    def action_leave(self) -> None:
+        self.screen.action_leave()  # type: ignore[attr-defined]
+
+    def action_end_table(self) -> None:
+        self.screen.action_end_game()  # type: ignore[attr-defined]
+
+
 class CribbageOverScreen(GameOverScreen):
     """The table is over: the last game's end (its skunks), then the standings and the chips chart."""
 
@@ -108,5 +183,6 @@ class CribbageOverScreen(GameOverScreen):
     def standings(self) -> Content:
         rows = []
         if self.view.get("result"):
-            rows = [*result_rows(self.view["result"], self.view.get("sides") or [], self.names), Content("")]
+            rows = [*result_rows(self.view["result"], self.view.get("sides") or [], self.names,
+                                 self.view.get("seat")), Content("")]
         return Content("\n").join([*rows, super().standings()])
