@@ -216,7 +216,9 @@ class Board(Vertical):
         return [update(state, known[seat]) if seat in known else state for seat, state in base.items()]
 
     def info(self, game: Mapping[str, Any] | None, rules: Mapping[str, Any]) -> list[Any]:
-        """The top bar's parts about the game (round, pot, house rules), after the table's name."""
+        """The top bar's parts about the game (round, pot, house rules), after the table's name, most telling
+        first: where the top bar has no room for all, it shows the first that fit whole and leaves out the rest
+        (a part is never cut; make one part of what must stay together, such as a label and its number)."""
         return []
 
     def seat_states(self, game: Mapping[str, Any] | None, base: dict[int, SeatState]) -> list[SeatState]:

@@ -205,7 +205,10 @@ class LobbyScreen(QuietBackground, Screen[None]):
 
     def _show_online(self) -> None:
         """One line: who is online (the server's order: the lobby first), each where they are, and ``o`` for all."""
-        line = self.query_one("#lobby-online", Static)
+        try:
+            line = self.query_one("#lobby-online", Static)
+        except NoMatches:  # an online push before the lobby is composed, or while it is being removed
+            return
         line.display = self.online is not None
         if self.online is None:
             return

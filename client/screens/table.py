@@ -132,7 +132,7 @@ class TableScreen(QuietBackground, SteadyScreen, Screen[None]):
         self._display_held = 0  # see hold_display
         self._after_typing: list[Callable[[], None]] = []  # what waits until the player stops typing
         self._from_menu = False  # an action chosen in the menu is running (see check_action)
-        self._top_lines = 1  # the top bar's lines (_fit_top_bar)
+        self._info_parts: tuple[list[Any], list[Any]] | None = None  # the top bar's facts (_fit_top_bar)
 
     @property
     def display_options(self) -> Display:
@@ -408,36 +408,36 @@ class TableScreen(QuietBackground, SteadyScreen, Screen[None]):
 
     def _update_info(self, view: dict[str, Any], table: dict[str, Any]) -> None:
         assert self.board is not None
-        parts: list[Content | str | tuple[str, str]] = [(" ", "")]
+        head: list[Content | str | tuple[str, str]] = [(" ", "")]
         if not getattr(self.app, "practice", False):  # the id friends join by (a practice table has none to give)
-            parts.append((f"{self.table_id} ", "dim"))
-        parts.append(Content.styled(table.get("name") or "Table", "bold"))
+            head.append((f"{self.table_id} ", "dim"))
+        head.append(Content.styled(table.get("name") or "Table", "bold"))
         if table.get("fixed_seed"):  # the operator fixed the shuffle: the deals are predictable
-            parts.append(("  UNFAIR: seeded", "bold #ff5f5f"))
-        parts += self.board.info(view.get("game"), self.rules)
-        self._update_deal_mark()
+            head.append(("  UNFAIR: seeded", "bold #ff5f5f"))
         if table.get("spectators"):
-            parts.append((f"  {table['spectators']} watching", "dim"))
+            head.append((f"  {table['spectators']} watching", "dim"))
         if table.get("seat") is None and not self.in_waiting_room(view):
-            parts.append(("  (watching)", "#ffd75f"))
-        self._set_static("#info", Content.assemble(*parts))
+            head.append(("  (watching)", "#ffd75f"))
+        self._update_deal_mark()
+        self._info_parts = (head, self.board.info(view.get("game"), self.rules))
         self._fit_top_bar()
 
     def _fit_top_bar(self) -> None:
-        """The top bar is one line, or two when its text is wider than the room beside the clock: never cut off.
-        Its height changes (and the screen is laid out again) only when the number of lines does."""
-        info = self._shown.get("#info")
-        if info is None or not self.size.width:
+        """The top bar is one line and nothing in it is cut off: the table's own facts, then as many of the
+        board's facts (:meth:`Board.info`, most telling first: where the game stands, then its rules) as fit
+        whole beside the fair deal's mark and the clock. The rules left out are in the lobby's note and F1."""
+        if not self._info_parts or not self.size.width:
             return
+        head, facts = self._info_parts
         clock = self.query_one(Countdown).render().cell_length
         mark = self._shown.get("#deal-mark")
         room = self.size.width - (clock + 2 if clock else 0)  # the clock's text and padding
         room -= mark.cell_length if mark is not None else 0  # the fair deal's mark (never cut: the info gives way)
-        lines = 1 if info.cell_length <= room else 2
-        if lines != self._top_lines:
-            self._top_lines = lines
-            self.query_one("#topbar").styles.height = lines
-            self.query_one("#info", Static).styles.height = lines
+        for count in range(len(facts), -1, -1):
+            info = Content.assemble(*head, *facts[:count])
+            if info.cell_length <= room:
+                break
+        self._set_static("#info", info)
 
     # ------------------------------------------------------------ the join line
 
@@ -477,10 +477,6 @@ class TableScreen(QuietBackground, SteadyScreen, Screen[None]):
             tail = Content.assemble("  ", key, " copies" if whole else ": all")
             content = Content.assemble((label, "dim"), SEPARATOR.join(shown), tail)
         self._set_static("#joinline", content)
-
-    def on_resize(self, event: events.Resize) -> None:
-        if self.is_mounted and self.view is not None:
-            self.update_join_line(event.size)
 
     def action_copy_join(self) -> None:
         """Copy the join commands (OSC 52, where the terminal allows it) and show them whole, to read or select."""
@@ -625,6 +621,8 @@ class TableScreen(QuietBackground, SteadyScreen, Screen[None]):
         self._set_static("#deal-mark", Content.styled(text, style))
 
     def on_resize(self, event: events.Resize) -> None:
+        if self.is_mounted and self.view is not None:
+            self.update_join_line(event.size)
         if self.deal is not None and self.is_mounted:
             self._update_deal_mark()
         self._fit_top_bar()

@@ -7,6 +7,7 @@ item, the table over after a skunk. Update with ``--snapshot-update``.
 from __future__ import annotations
 
 import pytest
+from textual.content import Content
 
 from cribbage_views import NAMES, after_show, claiming, deciding_muggins, laying_away, mid_play, push, skunked_over
 from protocol import messages as m
@@ -156,10 +157,14 @@ async def test_the_new_table_form_creates_a_cribbage_table_with_its_settings(mak
         await wait_for(pilot, lambda: screen_name(app) == "CutScreen", what="the draw for the deal")
         top = screen_text(app).splitlines()[0]
         # Where the game stands comes first (after the table's id and name; this seeded test server's
-        # "UNFAIR: seeded" takes some of the room); then the rules, on the top bar's second line if need be.
-        assert "Game 1 deal 1: the" in top and top.index("t1 Ann's table") < top.index("Game 1 deal 1")
-        info = app.table_screen._shown["#info"].plain
-        assert info.index("Game 1 deal 1: the draw") < info.index("to 61, stake 250, skunks")
+        # "UNFAIR: seeded" takes some of the room); then the rules, left out whole where they do not fit.
+        assert "Game 1 deal 1" in top and top.index("t1 Ann's table") < top.index("Game 1 deal 1")
+        assert "…" not in top
+        facts = Content.assemble(*app.table_screen._info_parts[1]).plain
+        assert facts.index("Game 1 deal 1: the draw") < facts.index("to 61, stake 250, skunks")
+        await pilot.resize_terminal(160, 40)
+        await wait_for(pilot, lambda: "to 61, stake 250, skunks" in screen_text(app).splitlines()[0],
+                       what="the rules in a wide top bar")
 
 
 async def test_muggins_claims_and_takes_by_the_keys():

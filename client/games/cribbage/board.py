@@ -199,8 +199,8 @@ class CribbageBoard(Board):
         return any(me in side["seats"] and dealer in side["seats"] for side in view.get("sides", []))
 
     def info(self, game: Mapping[str, Any] | None, rules: Mapping[str, Any]) -> list[Any]:
-        # Where the game stands first, the rules after it: a narrow top bar cuts its end short (the rules are
-        # in the lobby's note and the help too), and the fair deal's mark beside it is never cut.
+        # Where the game stands first, the rules after it: a narrow top bar leaves out the rules that do not fit
+        # whole (they are in the lobby's note and the help too); the fair deal's mark beside it is never cut.
         parts: list[Any] = []
         if game is not None and game.get("round"):
             parts.append(f"  Game {game.get('game', 1)} deal {game.get('deal', 1)}")

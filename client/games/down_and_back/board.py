@@ -168,11 +168,10 @@ class DownAndBackBoard(Board):
                 parts.append((f"  ante {settings['ante']}, stack {chips(settings.get('stack', 0))}", "dim"))
         else:
             parts.append(f"  Round {view.get('round', 0)}")
-            orbit = self._orbit(view, settings)
+            parts.append(Content.assemble(("  Pot ", "dim"), (chips(view.get("pot", 0)), "bold #87d787")))
+            orbit = self._orbit(view, settings)  # after the pot: a narrow top bar leaves it out before the pot
             if orbit:
                 parts.append((orbit, "dim"))
-            parts.append(("  Pot ", "dim"))
-            parts.append((chips(view.get("pot", 0)), "bold #87d787"))
             if settings.get("ante"):
                 parts.append((f"  ante {settings['ante']}", "dim"))
         rules = [label for key, label in (("early_call", "early call"), ("no_take_back", "no take-back"))
@@ -185,7 +184,7 @@ class DownAndBackBoard(Board):
 
     @staticmethod
     def _orbit(view: Mapping[str, Any], settings: Mapping[str, Any]) -> str:
-        """", turn 4 of 6" while cards are drawn: the orbit the table is on (", last turn" once called)."""
+        """"  turn 4 of 6" while cards are drawn: the orbit the table is on ("  last turn" once called)."""
         if view.get("phase") != "play":
             return ""
         taken = [p.get("turns_taken", 0) for p in view.get("players", []) if p.get("in_round")]
@@ -193,8 +192,8 @@ class DownAndBackBoard(Board):
             return ""
         turns = settings.get("turns", 6)
         if view.get("called_by") is not None:
-            return ", last turn"
-        return f", turn {min(min(taken) + 1, turns)} of {turns}"
+            return "  last turn"
+        return f"  turn {min(min(taken) + 1, turns)} of {turns}"
 
     def seat_states(self, game: Mapping[str, Any] | None, base: dict[int, SeatState]) -> list[SeatState]:
         if game is None:  # before the game: the chips each player brings
