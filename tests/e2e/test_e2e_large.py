@@ -7,9 +7,7 @@ The screen is read as text, as a person reads it (``tmux capture-pane``)."""
 from __future__ import annotations
 
 import json
-import os
 import re
-import subprocess
 import sys
 import time
 from pathlib import Path
@@ -19,7 +17,7 @@ import pytest
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "tests" / "ssh"))
 
-from ssh_helpers import GAME_PORT, TMUX, Tmux, wait_until  # noqa: E402  (the SSH tests' tmux driver)
+from ssh_helpers import TMUX, Tmux, game_server, wait_until  # noqa: E402  (the SSH tests' tmux driver)
 
 needs_tmux = pytest.mark.skipif(TMUX is None, reason="needs tmux")
 
@@ -28,17 +26,8 @@ BIG, SMALL = "╭───────╮", "╭────╮"  # the top edge
 
 @pytest.fixture
 def server(tmp_path):
-    env = dict(os.environ, PYTHONPATH=str(ROOT))
-    proc = subprocess.Popen([sys.executable, "-m", "server", "--host", "127.0.0.1", "--port", "0", "--memory",
-                             "--bot-delay", "0", "--turn-timeout", "300"],
-                            cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
-    try:
-        while not (listening := GAME_PORT.search(proc.stderr.readline())):
-            assert proc.poll() is None, "the server did not start"
-        yield int(listening.group(1))
-    finally:
-        proc.terminate()
-        proc.wait(15)
+    with game_server() as port:
+        yield port
 
 
 @pytest.fixture

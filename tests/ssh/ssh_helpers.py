@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 import shutil
@@ -19,6 +20,23 @@ SSH, SSH_KEYGEN, TMUX = shutil.which("ssh"), shutil.which("ssh-keygen"), shutil.
 needs_openssh = pytest.mark.skipif(not (SSH and SSH_KEYGEN and TMUX), reason="needs ssh, ssh-keygen and tmux")
 LISTENING = re.compile(r"SSH gateway listening on \S+:(\d+); host key fingerprint (\S+)")
 GAME_PORT = re.compile(r"Down and Back server listening on \S+:(\d+)")
+
+
+@contextlib.contextmanager
+def game_server():
+    """A plain ``dab-server`` on loopback (no gateways, nothing kept, bots at once): its game port, for
+    ``dab-client`` in a tmux window; stopped after."""
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    proc = subprocess.Popen([sys.executable, "-m", "server", "--host", "127.0.0.1", "--port", "0", "--memory",
+                             "--bot-delay", "0", "--turn-timeout", "300"],
+                            cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    try:
+        while not (listening := GAME_PORT.search(proc.stderr.readline())):
+            assert proc.poll() is None, "the server did not start"
+        yield int(listening.group(1))
+    finally:
+        proc.terminate()
+        proc.wait(15)
 
 
 def wait_until(check, timeout: float = 20.0, what: str = "condition", interval: float = 0.05):
