@@ -9,7 +9,6 @@ from __future__ import annotations
 import json
 import re
 import sys
-import time
 from pathlib import Path
 
 import pytest
@@ -57,17 +56,6 @@ def cards_in_a_row(screen: str, edge: str) -> int:
     return max(line.count(edge) for line in screen.splitlines())
 
 
-def settled(tmux: Tmux) -> str:
-    """The screen once two captures a moment apart agree (a capture can catch Textual mid-repaint)."""
-    last = tmux.screen("ann")
-    while True:
-        time.sleep(0.1)
-        screen = tmux.screen("ann")
-        if screen == last:
-            return screen
-        last = screen
-
-
 def wide(screen: str, columns: int) -> bool:
     """The top bar spans ``columns`` (the clock at its right end): the screen is laid out for that width."""
     lines = screen.splitlines()
@@ -76,7 +64,7 @@ def wide(screen: str, columns: int) -> bool:
 
 def wait_screen(tmux: Tmux, check, what: str) -> str:
     def shown() -> str | None:
-        screen = settled(tmux)
+        screen = tmux.settled("ann")
         return screen if check(screen) else None
 
     try:
@@ -88,7 +76,7 @@ def wait_screen(tmux: Tmux, check, what: str) -> str:
 def cut_until(tmux: Tmux, check, what: str) -> str:
     """Wait for ``check`` on the screen, cutting the pack (Enter) whenever the cut asks us to."""
     def shown() -> str | None:
-        screen = settled(tmux)
+        screen = tmux.settled("ann")
         if "Cut here" in screen:
             tmux.keys("ann", "Enter")
             return None

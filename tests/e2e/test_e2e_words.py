@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import json
 import sys
-import time
 from pathlib import Path
 
 import pytest
@@ -49,20 +48,9 @@ def client(tmux: Tmux, tmp_path: Path, size: tuple[int, int], *args: str) -> Non
     tmux.start("ann", command, width=size[0], height=size[1])
 
 
-def settled(tmux: Tmux) -> str:
-    """The screen once two captures a moment apart agree (a capture can catch Textual mid-repaint)."""
-    last = tmux.screen("ann")
-    while True:
-        time.sleep(0.1)
-        screen = tmux.screen("ann")
-        if screen == last:
-            return screen
-        last = screen
-
-
 def wait_screen(tmux: Tmux, check, what: str) -> str:
     def shown() -> str | None:
-        screen = settled(tmux)
+        screen = tmux.settled("ann")
         if "cuts at random" in screen:  # we may be the one to cut: any cut will do
             tmux.keys("ann", "Enter")
             return None

@@ -140,6 +140,19 @@ class Tmux:
         except AssertionError as exc:
             raise AssertionError(f"{exc}; it shows:\n{self.screen(name)}") from None
 
+    def settled(self, name: str, timeout: float = 30.0) -> str:
+        """The screen once two captures a moment apart agree (a capture can catch Textual mid-repaint)."""
+        last: list[str | None] = [None]  # the first capture, compared with the next one a moment later
+
+        def steady() -> str | None:
+            screen = self.screen(name)
+            if screen == last[0]:
+                return screen
+            last[0] = screen
+            return None
+
+        return wait_until(steady, timeout, f"{name}'s screen to settle", interval=0.1)
+
     def keys(self, name: str, *keys: str) -> None:
         self.run("send-keys", "-t", name, *keys)
 
