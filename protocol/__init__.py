@@ -5,7 +5,12 @@ Modules:
 * :mod:`protocol.framing` -- 4-byte length prefix + msgpack map, size cap,
   :class:`FrameDecoder`.
 * :mod:`protocol.messages` -- one frozen dataclass per message, ``from_wire`` /
-  ``to_wire``, ``encode`` / ``decode``.
+  ``to_wire``, ``encode`` / ``decode``: the one import point for the messages, which live
+  by purpose in :mod:`protocol.session`, :mod:`protocol.lobby`, :mod:`protocol.table`,
+  :mod:`protocol.fairness` and :mod:`protocol.past`.
+* :mod:`protocol.schema` -- the schema language: field specs, the struct machinery, the
+  message bases and their registry.
+* :mod:`protocol.fields` -- the protocol's numbers and reusable field types (its limits).
 * :mod:`protocol.connection` -- :class:`Connection`: handshake rules as a table.
 * :mod:`protocol.errors` -- :class:`ProtocolError` and its Remote/Local subclasses.
 
