@@ -123,6 +123,7 @@ class Terminal:
         self.output = bytearray()  # every byte the program wrote (the first MAX_OUTPUT of them)
         self.tail = bytearray()  # the last TAIL bytes it wrote (a traceback, after the screen is left)
         self.frames: list[tuple[int, str]] = []  # (frame number, screen text) of each finished frame
+        self.last_frame_at = time.monotonic()
         self.frame_count = 0
         self._partial = b""
         self.typed: list[tuple[int, str]] = []  # (frames shown before, key or text) of what was typed
@@ -180,6 +181,7 @@ class Terminal:
     def _frame(self) -> None:
         self.frame_count += 1
         self.frames.append((self.frame_count, "\n".join(self.screen.display)))
+        self.last_frame_at = time.monotonic()
         if len(self.frames) > MAX_FRAMES:
             del self.frames[: len(self.frames) - MAX_FRAMES]
 
@@ -291,13 +293,25 @@ class Terminal:
             for number, text in self.frames[-60:]:
                 print(f"FRAME {number}\n{text}", file=sys.stderr)
         report = (f"{why}\n--- {self.name}'s screen ({self.columns}x{self.rows}, {alive}, frame {self.frame_count}) ---\n"
-                  f"{self.text()}\n--- the last keys typed (@ frames shown by then): {typed}")
+                  f"{self.text()}\n--- the last keys typed (@ frames shown by then): {typed}\n--- {self._state()}")
         if self.proc.poll() is not None:  # what it wrote after leaving its screen: why it ended
             with self._lock:
                 after = bytes(self.tail).rpartition(b"\x1b[?1049l")[2]
             text = re.sub(r"\x1b\[[0-9;?]*[A-Za-z]|\x1b\][^\x07]*\x07", "", after.decode("utf-8", "replace"))
             report += f"\n--- what it wrote after its screen ---\n{text.strip()[-4000:]}"
         return report
+
+    def _state(self) -> str:
+        """Why a screen may not have moved: keys it has not read (its input stalled), the CPU it has had (a
+        starved process had almost none), the machine's load, how long since its last frame."""
+        try:
+            fields = Path(f"/proc/{self.proc.pid}/stat").read_text().rpartition(")")[2].split()
+            cpu = f"{(int(fields[11]) + int(fields[12])) / os.sysconf('SC_CLK_TCK'):.2f} CPU-s"
+        except (OSError, IndexError, ValueError):
+            cpu = "CPU unknown"
+        load = " ".join(f"{value:.1f}" for value in os.getloadavg())
+        return (f"{self.unread()} typed bytes unread, {cpu} used, load {load}, "
+                f"last frame {time.monotonic() - self.last_frame_at:.1f} s ago")
 
     def frames_with(self, expect: Expect) -> list[int]:
         """The numbers of the frames kept that match ``expect`` (for a failure's report)."""
