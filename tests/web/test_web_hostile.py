@@ -76,7 +76,7 @@ async def test_flooding_tabs_leave_an_honest_tab_and_the_game_within_bounds(serv
     """Five tabs from one address flood resizes and keys for ten seconds. Bounds, against the same run's quiet
     figures (the machine may be busy): the honest tab's key -> frame median stays within 3x its quiet median +
     0.1 s; the game loop's lag, as a TCP player's pings see it (each waits for that loop, which the gateway no
-    longer shares), p99 within 3x its quiet p99 + 50 ms; and the gateway says the tabs were over their budget.
+    longer shares), p95 within 3x its quiet p95 + 50 ms; and the gateway says the tabs were over their budget.
     (The server's own ``stats`` lag covers its start-up too, so it makes no quiet baseline here;
     benchmarks/bench_gateways.py reports it over a 25 s flood.) On a610566 the pings' p99 went to 0.09-0.3 s."""
     proc, game_port, url, log = served
@@ -121,11 +121,14 @@ async def test_flooding_tabs_leave_an_honest_tab_and_the_game_within_bounds(serv
                     flooder.kill()
                 await flooder.wait()
 
-    def p99(values: list[float]) -> float:
-        return sorted(values)[int(0.99 * len(values))]
+    def p95(values: list[float]) -> float:
+        """(Of the ~40 pings a phase makes, a p99 would be the slowest one alone: on two cores running
+        another test beside this one, a single ping now and then waits 0.1 s for the scheduler. A loop shared
+        with the flooded gateway lagged again and again through the flood, p99 0.09-0.3 s, not once.)"""
+        return sorted(values)[int(0.95 * len(values))]
 
     assert statistics.median(flooded) < 3 * statistics.median(quiet) + 0.1, (quiet, flooded)
-    assert p99(pings) < 3 * p99(quiet_pings) + 0.05, (sorted(quiet_pings)[-3:], sorted(pings)[-3:])
+    assert p95(pings) < 3 * p95(quiet_pings) + 0.05, (sorted(quiet_pings)[-3:], sorted(pings)[-3:])
     assert "a browser tab sends more than its budget" in log.read_text()
 
 
