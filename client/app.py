@@ -144,6 +144,7 @@ class DabApp(App[None]):
         self.player_name = player_name or (session.name if session else "")
         self.server_label = server_label if server_label is not None else (session.address if session else "offline")
         self.tables: list[dict[str, Any]] = []
+        self._waiting_state: dict[type, TablesChanged | OnlineChanged] = {}  # pushes still replaceable (receive)
         self.balance: int | None = None  # chips kept on this server, as the last table list said
         self.at_tables = 0  # ... and our chips sitting at tables with a game running (not in the balance)
         self.table_id: str | None = None
@@ -397,7 +398,22 @@ class DabApp(App[None]):
     # ------------------------------------------------------------ from the server
 
     def receive(self, item: Any) -> None:
-        """The session's listener: one push or status change -> one Textual message."""
+        """The session's listener: one push or status change -> one Textual message.
+
+        A table list or who is online is the whole state: while the message for one waits its turn (a
+        busy client), a newer one replaces it there instead of queueing behind it, as long as nothing
+        else arrived between them (a view after a list must still come after it)."""
+        if isinstance(item, (m.Tables, m.Online)):
+            waiting = self._waiting_state.get(type(item))
+            if waiting is not None:
+                waiting.pushed = item
+                return
+            message: TablesChanged | OnlineChanged = \
+                TablesChanged(None, item) if isinstance(item, m.Tables) else OnlineChanged(None, 0, item)
+            self._waiting_state[type(item)] = message
+            self.post_message(message)
+            return
+        self._waiting_state.clear()
         if isinstance(item, Status):
             self.post_message(ConnectionChanged(item.state, plain(item.text), item.attempt))
         elif isinstance(item, m.View):
@@ -407,12 +423,8 @@ class DabApp(App[None]):
             self.post_message(EventsArrived(item.table_id, clean_data(item.events)))
         elif isinstance(item, m.ChatMessage):
             self.post_message(ChatArrived(item.seat, plain(item.name), plain(item.text), item.ts))
-        elif isinstance(item, m.Tables):
-            self.post_message(TablesChanged(clean_data([t.to_wire() for t in item.tables])))
         elif isinstance(item, m.Notice):
             self.post_message(NoticeArrived(item.kind, plain(item.text)))
-        elif isinstance(item, m.Online):
-            self.post_message(OnlineChanged(clean_data([p.to_wire() for p in item.players]), item.total))
         elif isinstance(item, m.Invitation):
             self.post_message(InvitationArrived(clean_data(item.to_wire())))
 
@@ -535,8 +547,19 @@ class DabApp(App[None]):
         if self.table_screen is not None and message.kind == "announcement":
             self.table_screen.add_chat(None, m.SERVER_NAME, message.text)
 
+    def _unwait(self, message: TablesChanged | OnlineChanged) -> Any:
+        """The push a waiting message holds now (the newest): no longer replaceable."""
+        pushed = message.pushed
+        if pushed is not None and self._waiting_state.get(type(pushed)) is message:
+            del self._waiting_state[type(pushed)]
+        return pushed
+
     def on_tables_changed(self, message: TablesChanged) -> None:
         # The server sends the table list only to players who are not at a table.
+        pushed = self._unwait(message)
+        if pushed is not None:
+            message.tables = clean_data([t.to_wire() for t in pushed.tables])
+        assert message.tables is not None
         self._remember_tables(message.tables)
         if self.table_screen is not None:
             self._back_to_lobby()
@@ -734,6 +757,9 @@ class DabApp(App[None]):
                 screen.show(self.online)
 
     def on_online_changed(self, message: OnlineChanged) -> None:
+        pushed = self._unwait(message)
+        if pushed is not None:
+            message.players, message.total = clean_data([p.to_wire() for p in pushed.players]), pushed.total
         self._remember_online(message.players, message.total)
 
     def on_invitation_arrived(self, message: InvitationArrived) -> None:

@@ -51,19 +51,21 @@ class NoticeArrived(Message):
 
 
 class TablesChanged(Message):
-    """The lobby's table list (plain dicts, as on the wire)."""
+    """The lobby's table list (plain dicts, as on the wire); or, ``pushed``, the ``tables`` push as
+    received, which a newer one replaces while this message waits (the app cleans the one it gets to)."""
 
-    def __init__(self, tables: list[dict[str, Any]]) -> None:
+    def __init__(self, tables: list[dict[str, Any]] | None, pushed: Any = None) -> None:
         super().__init__()
-        self.tables = tables
+        self.tables, self.pushed = tables, pushed
 
 
 class OnlineChanged(Message):
-    """Who is online (the ``online`` push: plain dicts, as on the wire) and how many in all."""
+    """Who is online (the ``online`` push: plain dicts, as on the wire) and how many in all; or,
+    ``pushed``, the ``online`` push as received (replaced by a newer one while this message waits)."""
 
-    def __init__(self, players: list[dict[str, Any]], total: int) -> None:
+    def __init__(self, players: list[dict[str, Any]] | None, total: int, pushed: Any = None) -> None:
         super().__init__()
-        self.players, self.total = players, total
+        self.players, self.total, self.pushed = players, total, pushed
 
 
 class InvitationArrived(Message):

@@ -80,6 +80,7 @@ TABLES_PUSH_INTERVAL = 0.5  # seconds between lobby list pushes (PROTOCOL.md: ab
 FEATURES = ("mute", "notices", "remove_player", "list_online", "invite")  # the list_tables result's features:
 # the requests added within version 2 that a client may send only to a server that lists them
 ONLINE_PUSH_INTERVAL = 2.0  # seconds between checks of who is online, pushed when it changed (PROTOCOL.md online)
+LOBBY_FLUSH_RETRY = 0.1  # seconds: how soon a lobby state owed to a connection still writing is offered again
 IDLE_AFTER = 300.0  # seconds without doing anything (a request but ping, list_online) before a player shows idle
 INVITE_TTL = 60.0  # an invitation lets its player in (without a private code) this long
 INVITE_EVERY, INVITE_BURST = 10.0, 3  # a host sends at most 3 invitations at once, then one per 10 s
@@ -98,6 +99,9 @@ class Session(Protocol):
 
     def push(self, message: m.Message, encoded: bytes | None = None) -> None:
         """Queue ``message`` to the peer (``encoded``: its bytes, shared by many peers)."""
+
+    def backlog(self) -> int:
+        """Bytes queued to the peer and not yet handed to the kernel (0: it keeps up)."""
 
     def cork(self) -> bool:
         """Hold pushes until :meth:`uncork`; False if already corked."""
@@ -128,6 +132,10 @@ class PlayerRecord:
     notices: bool = False  # this session asked for notice pushes (``notices``); reset by each hello
     active_at: float = 0.0  # loop time of the last thing they did (a request but ping and list_online): idle
     follows: bool = False  # this session asked list_online: it gets online pushes (in the lobby) and invitations
+    # The lobby's state pushes (``tables``, ``online``) to this connection (Lobby._flush_lobby): the bytes of the
+    # last one it was sent of each, and those it is owed (to be sent the newest state once it keeps up).
+    lobby_sent: dict[str, bytes] = field(default_factory=dict)
+    lobby_owed: set[str] = field(default_factory=set)
     invites: TokenBucket = field(default_factory=lambda: TokenBucket(1 / INVITE_EVERY, INVITE_BURST))
 
 
@@ -231,7 +239,9 @@ class Lobby:
         self.gateways: list[Gateway] = []  # the ways in, as each starts listening (gateway_started)
         # (player, table) -> (sent, expires, admits: False when the player muted the host, who is not told)
         self._invited: dict[tuple[str, str], tuple[float, float, bool]] = {}
-        self._online_pushed: bytes | None = None  # the last online push's bytes
+        self._owing: dict[str, PlayerRecord] = {}  # players owed a lobby state push, by id (_flush_lobby)
+        self._lobby_flush: asyncio.TimerHandle | None = None  # a retry of _flush_lobby is scheduled
+        self._flush_waits = False  # _flush_lobby waits for a commit (_flush_lobby_soon)
         if config.seed is not None:
             log.warning("*** a fixed shuffle seed is set (--seed): every deal can be predicted by whoever knows "
                         "it. This is NOT A FAIR GAME: use it for tests and replays only. ***")
@@ -563,17 +573,80 @@ class Lobby:
     def _push_tables(self) -> None:
         self._tables_push_pending = False
         self._tables_pushed_at = asyncio.get_running_loop().time()
-        lobby = [p for p in self.players.values() if p.session is not None and p.table_id is None]
-        if not lobby:
+        self._owe("tables", [p for p in self.players.values() if p.session is not None and p.table_id is None])
+
+    # ------------------------------------------------------------ the lobby's state pushes, per connection
+
+    def _owe(self, kind: str, players: list[PlayerRecord]) -> None:
+        """``players`` are owed the newest ``kind`` ("tables" or "online"): send it to each connection that
+        keeps up, once any commit it may depend on is durable (like every push)."""
+        for player in players:
+            player.lobby_owed.add(kind)
+            self._owing[player.player_id] = player
+        if players:
+            self._flush_lobby_soon()
+
+    def _flush_lobby_soon(self) -> None:
+        """Flush the owed lobby states once what is written so far is durable (at once if nothing waits)."""
+        if not self._flush_waits:
+            self._flush_waits = True
+            self.after_commit(self._flush_lobby)
+
+    def _flush_lobby(self) -> None:
+        """Send each connection owed a lobby state the newest one, built now (once for all), unless that
+        connection has it already; one whose earlier messages still wait to be written (a slow reader)
+        is left owing, and offered the then newest state again shortly: it is never queued one stale list
+        after another, and the last state always reaches it. Views and events are not sent here: nothing
+        a player's own table sends waits for this."""
+        self._flush_waits = False
+        if self._held():  # a commit is pending or in flight: what it makes true goes out first
+            self._flush_lobby_soon()
             return
-        message = m.Tables(tables=self.summaries())
-        if self._held():  # wait for the commit, like every push
-            for player in lobby:
-                self.send(player.player_id, message)
-            return
-        encoded = m.encode(message)  # once for everyone
-        for player in lobby:
-            player.session.push(message, encoded)  # type: ignore[union-attr]
+        built: dict[str, tuple[m.Message, bytes]] = {}
+        for player_id, player in list(self._owing.items()):
+            session = player.session
+            for kind in sorted(player.lobby_owed):
+                if session is None or session.closed or player.table_id is not None \
+                        or (kind == "online" and not player.follows):
+                    player.lobby_owed.discard(kind)  # no longer in the lobby (or listening): nothing owed
+                    continue
+                if getattr(session, "backlog", _no_backlog)():
+                    continue
+                if kind not in built:
+                    built[kind] = self._lobby_state(kind)
+                message, encoded = built[kind]
+                player.lobby_owed.discard(kind)
+                if player.lobby_sent.get(kind) != encoded:
+                    player.lobby_sent[kind] = encoded
+                    session.push(message, encoded)
+            if not player.lobby_owed:
+                del self._owing[player_id]
+        if self._owing:
+            self._retry_lobby_flush()
+
+    def _retry_lobby_flush(self) -> None:
+        if self._lobby_flush is None and not self._closing:
+            self._lobby_flush = asyncio.get_running_loop().call_later(LOBBY_FLUSH_RETRY, self._lobby_retry)
+
+    def _lobby_retry(self) -> None:
+        self._lobby_flush = None
+        self._flush_lobby_soon()
+
+    def _lobby_state(self, kind: str) -> tuple[m.Message, bytes]:
+        """The lobby's ``kind`` state now, and its bytes (encoded once, for every connection)."""
+        if kind == "tables":
+            message: m.Message = m.Tables(tables=self.summaries())
+        else:
+            players, total = self.online()
+            message = m.Online(players=tuple(players), total=total)
+        return message, m.encode(message)
+
+    def _send_tables(self, player: PlayerRecord) -> None:
+        """The table list now, to a player who comes (back) to the lobby: it is what they are owed."""
+        message, encoded = self._lobby_state("tables")
+        player.lobby_owed.discard("tables")
+        player.lobby_sent["tables"] = encoded
+        self.send(player.player_id, message)
 
     def table_finished(self, table: Table) -> None:
         """A finished table stays for its standings until everyone has left."""
@@ -652,6 +725,7 @@ class Lobby:
         player.session = session
         player.notices = False  # this connection has not asked for them (yet)
         player.follows = False  # (a new connection: it asks list_online if it wants the pushes)
+        player.lobby_sent, player.lobby_owed = {}, set()  # (nor has it been sent any lobby state)
         player.active_at = asyncio.get_running_loop().time()
         table = self.tables.get(player.table_id) if player.table_id else None
         seat = table.seat_of(player.player_id) if table else None
@@ -723,7 +797,7 @@ class Lobby:
         player = self.players[player_id]
         table = self.tables.get(player.table_id) if player.table_id else None
         if table is None:
-            self.send(player_id, m.Tables(tables=self.summaries()))
+            self._send_tables(player)
             return
         with self.atomic():
             seat = table.seat_of(player_id)
@@ -1072,28 +1146,17 @@ class Lobby:
     def _list_online(self, player: PlayerRecord, msg: m.ListOnline) -> dict[str, Any]:
         player.follows = True
         players, total = self.online()
+        player.lobby_owed.discard("online")  # (the answer is the newest: a push of the same is not sent)
+        player.lobby_sent["online"] = m.encode(m.Online(players=tuple(players), total=total))
         return {"players": [p.to_wire() for p in players], "total": total}
 
     def _push_online(self) -> None:
-        """Every ``online_interval``: the players online, to the followers in the lobby, when it has changed."""
+        """Every ``online_interval``: the players online, to each follower in the lobby whose connection was
+        last sent (or answered) another list (_flush_lobby)."""
         loop = asyncio.get_running_loop()
         self._online_timer = loop.call_later(self.config.online_interval, self._push_online)
-        listeners = [p for p in self.players.values() if p.follows and p.session is not None and p.table_id is None]
-        if not listeners:
-            self._online_pushed = None  # (whoever comes to the lobby next asks list_online, and is pushed changes)
-            return
-        players, total = self.online()
-        message = m.Online(players=tuple(players), total=total)
-        encoded = m.encode(message)
-        if encoded == self._online_pushed:
-            return
-        self._online_pushed = encoded
-        if self._held():  # wait for the commit, like every push
-            for player in listeners:
-                self.send(player.player_id, message)
-            return
-        for player in listeners:
-            player.session.push(message, encoded)  # type: ignore[union-attr]
+        self._owe("online", [p for p in self.players.values()
+                             if p.follows and p.session is not None and p.table_id is None])
 
     def _invite(self, player: PlayerRecord, msg: m.Invite) -> None:
         table = self._table(player)
@@ -1147,7 +1210,7 @@ class Lobby:
         table.leave(player.player_id)
         player.table_id = None
         self._drop_if_empty(table)
-        self.send(player.player_id, m.Tables(tables=self.summaries()))
+        self._send_tables(player)
 
     def _start(self, player: PlayerRecord, msg: m.Start) -> None:
         self._table(player).start(player.player_id)
@@ -1237,7 +1300,7 @@ class Lobby:
         if player is None or player.table_id != table.table_id:
             return
         player.table_id = None
-        self.send(player_id, m.Tables(tables=self.summaries()))
+        self._send_tables(player)
         self.notice(player, "removed", f"the host of table {table.table_id} ({table.name}) removed you from it")
 
     def hears(self, listener: str, speaker: str | None) -> bool:
@@ -1372,6 +1435,8 @@ class Lobby:
         self._sweeper.cancel()
         self._pruner.cancel()
         self._online_timer.cancel()
+        if self._lobby_flush is not None:
+            self._lobby_flush.cancel()
         for table in self.tables.values():
             table.close()
         if self.store is not None:
@@ -1390,6 +1455,10 @@ _READ_ONLY = frozenset({m.ListTables, m.History, m.Ping, m.Stats, m.PastRounds, 
 _PASSIVE = frozenset({m.Ping, m.ListOnline})
 """Requests a client sends by itself (a heartbeat, a refresh): they do not make a player less idle."""
 ONLINE_ORDER = {"lobby": 0, "watching": 1, "seated": 2}
+
+
+def _no_backlog() -> int:
+    return 0
 
 
 class _Callback:

@@ -229,6 +229,12 @@ class ClientSession(asyncio.Protocol):
             return
         self._write(data)
 
+    def backlog(self) -> int:
+        """Bytes queued to the peer that the kernel has not taken yet (a peer reading slowly, or not)."""
+        if self.closed or self.transport is None:
+            return 0
+        return self.transport.get_write_buffer_size()
+
     def cork(self) -> bool:
         """Hold pushes until :meth:`uncork`, so a burst (events, view) leaves
         in one write: the peer wakes once, not once per message.

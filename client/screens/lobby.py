@@ -179,6 +179,8 @@ class LobbyScreen(QuietBackground, Screen[None]):
         self._notice: str | None = None  # a line that stays until the player acts (show_notice)
         self._select: str | None = None  # a table to put the cursor on once the list has it
         self._ask_code_for: str | None = None  # ... and to ask the private code of, once
+        self._shown: dict[str, tuple[Any, ...]] = {}  # the rows on the table, by table id (_fill)
+        self._filled_from: list[dict[str, Any]] | None = None  # ... and the list they show
 
     def compose(self) -> ComposeResult:
         yield TooSmall()
@@ -295,32 +297,60 @@ class LobbyScreen(QuietBackground, Screen[None]):
         ))
 
     def watch_tables(self, tables: list[dict[str, Any]]) -> None:
+        if tables == self._filled_from:  # pushed again unchanged (a list request's answer, a push after it)
+            return
         if self.is_mounted:
             try:
                 self._fill(tables)
             except NoMatches:  # torn down while the app closes
                 pass
 
+    def _cells(self, t: dict[str, Any]) -> tuple[Any, ...]:
+        """One table's row: what each column shows."""
+        state = t.get("state", "")
+        return (
+            literal(t["table_id"], "dim"),
+            literal(t.get("name", ""), "bold"),
+            literal(players_label([p["name"] for p in t.get("players", [])], PLAYERS_WIDTH,
+                                  "..." if self._ascii else "…") or "-"),
+            f"{len(t.get('players', []))}/{t.get('seats', '?')}",
+            game_label(t.get("settings", {})),
+            Text.assemble((state, "green" if state == "waiting" else "dim"),
+                          (", private" if t.get("private") else "", "yellow")),
+        )
+
     def _fill(self, tables: list[dict[str, Any]]) -> None:
+        """Show ``tables`` in the server's order, changing only the rows that differ from those shown: a
+        list pushed unchanged (or with one table changed) costs a comparison, not a table built again."""
         table = self.query_one(DataTable)
         selected = self.selected_id
-        table.clear()
         name_width = dict(lobby_columns())["Table"]
-        for t in tables:
-            settings = t.get("settings", {})
-            state = t.get("state", "")
-            name = literal(t.get("name", ""), "bold")
-            table.add_row(
-                literal(t["table_id"], "dim"),
-                name,
-                literal(players_label([p["name"] for p in t.get("players", [])], PLAYERS_WIDTH,
-                                      "..." if self._ascii else "…") or "-"),
-                f"{len(t.get('players', []))}/{t.get('seats', '?')}",
-                game_label(settings),
-                Text.assemble((state, "green" if state == "waiting" else "dim"),
-                              (", private" if t.get("private") else "", "yellow")),
-                key=t["table_id"], height=row_height([(name, name_width)], self.app.console),
-            )
+        rows = {t["table_id"]: self._cells(t) for t in tables}
+        shown = self._shown
+        if len(rows) != len(tables):  # (one id twice: a server's mistake; shown as it came, row by row)
+            shown = {}
+        if not shown or len(set(shown) - set(rows)) + len(set(rows) - set(shown)) > len(rows) // 2:
+            table.clear()  # (mostly new: built afresh)
+            shown = {}
+        for key in [key for key in shown if key not in rows]:
+            table.remove_row(key)
+            del shown[key]
+        for key, cells in rows.items():
+            old = shown.get(key)
+            if old is None:
+                table.add_row(*cells, key=key, height=row_height([(cells[1], name_width)], self.app.console))
+            elif old != cells:
+                if old[1] != cells[1]:  # the name (and so perhaps the row's height): the row again, in place
+                    table.remove_row(key)
+                    table.add_row(*cells, key=key, height=row_height([(cells[1], name_width)], self.app.console))
+                else:
+                    for column, (was, now) in zip(table.columns, zip(old, cells)):
+                        if was != now:
+                            table.update_cell(key, column, now)
+        self._shown, self._filled_from = rows, tables
+        if any(table.get_row_index(key) != i for i, key in enumerate(rows)):  # (a row added or made again)
+            order = {key: i for i, key in enumerate(rows)}
+            table.sort("id", key=lambda cell: order.get(cell.plain, len(order)))
         wanted, self._select = (self._select, None) if self._select in table.rows else (None, self._select)
         if wanted is not None or (selected is not None and selected in table.rows):
             table.move_cursor(row=table.get_row_index(wanted or selected))

@@ -280,3 +280,79 @@ async def test_joining_a_started_game_sits_in_or_says_why_and_watches(make_app, 
             await wait_for(pilot, lambda: table_ready(app) and app.view["table"]["seat"] == seat, what="at the table")
             assert [kind for kind, _ in app.requests_sent if kind in (m.Join, m.Watch)] == sent
             assert any(said in n.message for n in app._notifications)
+
+def rows_key(table, value):
+    return next(key for key in table.rows if key.value == value)
+
+
+async def test_a_list_pushed_unchanged_rebuilds_no_row_and_a_changed_one_only_its_rows(make_app, connect):
+    """A busy lobby is pushed the whole list over and over (issue 30): an unchanged list costs a comparison,
+    a change the rows it changed; the rows are still in the server's order, the cursor on its table."""
+    from textual.widgets import DataTable
+
+    async with connect("Carl") as carl, connect("Dora") as dora, connect("Eve") as eve:
+        await carl.request(m.CreateTable, name="first")
+        await carl.request(m.AddBot)
+        await carl.request(m.Start)  # playing: listed after the waiting tables
+        await dora.request(m.CreateTable, name="second")
+        app = make_app("Ann")
+        async with app.run_test(size=(80, 24)) as pilot:
+            await wait_for(pilot, lambda: "second" in screen_text(app), what="both tables listed")
+            table = app.lobby.query_one(DataTable)
+            assert [t["table_id"] for t in app.tables] == ["t2", "t1"]
+            await pilot.press("down")  # the cursor on the playing table
+            assert app.lobby.selected_id == "t1"
+            rows = dict(table.rows)
+            count = table._update_count
+
+            app.receive(m.Tables(tables=tuple(m.TableSummary.from_wire(t) for t in app.tables)))
+            await pilot.pause()
+            assert table._update_count == count and dict(table.rows) == rows  # the same list: nothing done
+
+            await eve.request(m.Join, table_id="t2")  # one row changes
+            await wait_for(pilot, lambda: "Dora, Eve" in screen_text(app), what="the joined table's players")
+            assert dict(table.rows) == rows  # the same rows, one cell updated in place
+            assert app.lobby.selected_id == "t1"
+
+            await eve.request(m.Leave)
+            await eve.request(m.CreateTable, name="third")  # waiting: between the two
+            await wait_for(pilot, lambda: "third" in screen_text(app), what="the new table")
+            assert [t["table_id"] for t in app.tables] == ["t2", "t3", "t1"]
+            assert [row.key.value for row in table.ordered_rows] == ["t2", "t3", "t1"]
+            assert screen_text(app).index("second") < screen_text(app).index("third") < screen_text(app).index("first")
+            assert table.rows[rows_key(table, "t1")] is rows[rows_key(table, "t1")]  # kept, not made again
+            assert app.lobby.selected_id == "t1"  # the cursor still on its table
+
+
+async def test_lists_pushed_faster_than_the_client_shows_them_are_shown_once_the_newest(monkeypatch):
+    """A list waiting to be shown is replaced by a newer one (it is the whole state), not queued behind;
+    but not across another message (a view after a list must still come after it)."""
+    from client.app import DabApp
+    from client.render import Display
+    from client.screens.lobby import LobbyScreen
+
+    shown = []
+    fill = LobbyScreen._fill
+    monkeypatch.setattr(LobbyScreen, "_fill", lambda self, tables: (shown.append(tables), fill(self, tables)))
+    template = {"table_id": "t9", "name": "x", "title": "Down and Back", "host": "Carl", "seats": 5,
+                "players": [], "settings": {"game": "down-and-back", "seats": 5, "rules": {}},
+                "state": "waiting", "private": False, "spectators": 0}
+
+    def pushed(name: str) -> m.Tables:
+        return m.Tables(tables=(m.TableSummary.from_wire({**template, "name": name}),))
+
+    app = DabApp(None, display=Display(), player_name="Ann")  # no server: these lists are all it is sent
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_for(pilot, lambda: "No tables yet" in screen_text(app), what="the empty lobby")
+        shown.clear()
+        for i in range(5):  # five lists in one go, as a busy client reads them
+            app.receive(pushed(f"list {i}"))
+        await wait_for(pilot, lambda: "list 4" in screen_text(app), what="the newest list")
+        assert [[t["name"] for t in tables] for tables in shown] == [["list 4"]]
+
+        shown.clear()  # a list, something else, a list: both lists shown, in order
+        app.receive(pushed("before"))
+        app.receive(m.Notice(kind="announcement", text="between", ts=0))
+        app.receive(pushed("after"))
+        await wait_for(pilot, lambda: "after" in screen_text(app), what="the last list")
+        assert [[t["name"] for t in tables] for tables in shown] == [["before"], ["after"]]
