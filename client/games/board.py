@@ -5,7 +5,9 @@ seats, the log, chat, the host's and the table's keys and the dialogs; it
 hands the board its log-and-chat column and its prompt to place in the
 board's own layout. On larger terminals that column is the log beside the
 shell's side panel (the board's sections above the whole chat), and the
-board lays its own table out larger (:attr:`Board.LAYOUT_CSS`). The board
+board lays its own table out larger. A board's layout is its own style
+sheet (:attr:`Board.BOARD_CSS`), every rule scoped to the board: the app's
+style sheet (``client/app.tcss``) styles only the shell's widgets. The board
 reads the game's view, draws it, offers the game's keys (as its own
 ``BINDINGS``, with ``check_action``), opens the game's decision screens and
 panels and words its events.
@@ -95,10 +97,21 @@ class Board(Vertical):
     # (title, "module:Screen or Panel"): the keys of its screens and panels, in the help
     KEY_SCREENS: ClassVar[tuple[tuple[str, str], ...]] = ()
     DECIDING_TOGETHER: ClassVar[str] = ""  # the clock's label when several seats decide at once
-    # The board's layouts for larger terminals (rules under ``.-large``, the app's class from 120x36 up:
-    # :func:`~client.widgets.basics.is_large`). The table screen adds them to the app's style sheet with the
-    # app's priority, so they override ``app.tcss`` (a widget's DEFAULT_CSS never does).
-    LAYOUT_CSS: ClassVar[str] = ""
+    # The board's style sheet: its layout at every size (``.-large``, the app's class from 120x36 up:
+    # :func:`~client.widgets.basics.is_large`; ``.-ascii``, plain frames), its widgets' and its panels'.
+    # Every rule names the class that states it (``DownAndBackBoard #pile``, ``.-large CribbageBoard #hand``),
+    # so it styles nothing outside that board: the table screen refuses a rule that does not
+    # (:func:`board_style_sheets`). It has the app's priority, so it may also place the shell's widgets the
+    # board is given (the prompt, the log and chat) in its layout; a widget's DEFAULT_CSS never could.
+    # Each class from Board down states its own (this one: the rows :meth:`table_layout` makes).
+    BOARD_CSS: ClassVar[str] = """
+    Board #middle { height: 1fr; }
+    Board #bottom { height: 5; }
+    Board #hand { height: 5; padding: 0 0 0 1; }
+    Board #hand:focus { background-tint: $foreground 3%; }
+    Board #prompt { width: 1fr; height: 5; padding: 0 1; border-left: vkey $panel-lighten-2; }
+    .-ascii Board #prompt { border-left: ascii $panel-lighten-2; }
+    """
 
     def __init__(self, game: str, talk: Widget, prompt: Widget) -> None:
         self.slot = PanelSlot()
@@ -120,7 +133,8 @@ class Board(Vertical):
     def table_layout(self, left: Widget, side: Widget, hand: Widget) -> ComposeResult:
         """The table as the boards lay it out (their :meth:`compose` yields from it): the middle row, the
         game's column ``left`` beside ``side`` (its widgets above the shell's log and chat), over the bottom
-        row, our ``hand`` beside the shell's prompt. The ids ``#middle`` and ``#bottom`` are for the board's CSS."""
+        row, our ``hand`` (its id ``hand``: the bottom row's height and padding are the base's) beside the shell's
+        prompt. The ids ``#middle`` and ``#bottom`` are for the board's CSS."""
         with Horizontal(id="middle"):
             yield left
             with side:
@@ -415,6 +429,37 @@ class Board(Vertical):
         while self.app.screen is not screen:
             self.app.pop_screen()
         self.app.pop_screen()
+
+
+class BoardStyleError(ValueError):
+    """A board's style sheet has a rule that could style something outside the board."""
+
+
+def board_style_sheets(board: type[Board], variables: Mapping[str, str]) -> list[tuple[tuple[str, str], str]]:
+    """The style sheets of ``board`` and of each class it is made from, base first, as
+    ``((file, "Class.BOARD_CSS"), css)`` (read with the app's CSS ``variables``: ``$panel``...): each checked to name its own class in every rule's selector
+    (so a rule matches only that board or what is inside it), else :class:`BoardStyleError` names the rule."""
+    import inspect
+
+    from textual.css.model import SelectorType
+    from textual.css.stylesheet import Stylesheet
+
+    sheets = []
+    for cls in reversed(board.__mro__):
+        css = cls.__dict__.get("BOARD_CSS", "")
+        if not (isinstance(cls, type) and issubclass(cls, Board) and css):
+            continue
+        where = (inspect.getfile(cls), f"{cls.__name__}.BOARD_CSS")
+        parsed = Stylesheet(variables=dict(variables))
+        parsed.add_source(css, read_from=where)
+        parsed.parse()
+        for rule in parsed.rules:
+            for selectors in rule.selector_set:
+                if not any(s.type == SelectorType.TYPE and s.name == cls.__name__ for s in selectors.selectors):
+                    raise BoardStyleError(f"{where[1]}: the rule {selectors.css!r} does not name {cls.__name__}, "
+                                          f"so it could style another board or the shell")
+        sheets.append((where, css))
+    return sheets
 
 
 class UnsupportedBoard(Board):

@@ -28,7 +28,7 @@ from protocol import messages as m
 from protocol.messages import SERVER_NAME
 
 from ..games import DEFAULT_GAME, board_class
-from ..games.board import Board
+from ..games.board import Board, board_style_sheets
 from ..messages import PlayAction, RequestRejected, SendRequest
 from ..render import Display, render_parts
 from ..widgets.basics import Countdown, KeysFooter, LineLog, QuietBackground, SteadyScreen, TooSmall, on_stack
@@ -220,23 +220,19 @@ class TableScreen(QuietBackground, SteadyScreen, Screen[None]):
         talk = Vertical(LineLog(id="log", placeholder="The table's log appears here."), side, id="talk")
         game = self.game_of(self.view)
         board = board_class(game)
-        self._add_layout_css(board)
+        self._add_board_css(board)
         self.board = board(game, talk, Prompt(id="prompt"))
         side.sections = self.board.side_sections()
         yield self.board
         yield KeysFooter()
 
-    def _add_layout_css(self, board: type[Board]) -> None:
-        """The board's :attr:`~Board.LAYOUT_CSS` in the app's style sheet, with the app's own priority
-        (over ``app.tcss``, which a widget's DEFAULT_CSS never has): parsed with the board's DEFAULT_CSS,
-        as its widgets are first mounted."""
-        if not board.LAYOUT_CSS:
-            return
-        import inspect
-
-        where = (inspect.getfile(board), f"{board.__name__}.LAYOUT_CSS")
-        if not self.app.stylesheet.has_source(*where):
-            self.app.stylesheet.add_source(board.LAYOUT_CSS, read_from=where, is_default_css=False)
+    def _add_board_css(self, board: type[Board]) -> None:
+        """The board's style sheets (:attr:`~Board.BOARD_CSS`, each checked to style only its board:
+        :func:`~client.games.board.board_style_sheets`) in the app's style sheet, with the app's own priority
+        (a widget's DEFAULT_CSS never has it), once: parsed as the board's widgets are first mounted."""
+        for where, css in board_style_sheets(board, self.app.get_css_variables()):
+            if not self.app.stylesheet.has_source(*where):
+                self.app.stylesheet.add_source(css, read_from=where, is_default_css=False)
 
     def on_mount(self) -> None:
         self.query_one("#chat-input", Input).can_focus = False

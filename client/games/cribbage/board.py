@@ -43,19 +43,20 @@ class CribbageBoard(Board):
         ("A game's end", "client.games.cribbage.screens:GameEndPanel"),
     )
     DECIDING_TOGETHER = "Laying away"
-    DEFAULT_CSS = """
-    CribbageBoard #crib-left { width: 59; padding: 0 1; }
-    CribbageBoard #pegboard { height: auto; }
-    CribbageBoard #crib-helper { height: 1fr; border-top: hkey $panel-lighten-2; }
-    CribbageBoard #crib-side { width: 1fr; padding: 0 0 0 1; }
-    CribbageBoard #play { height: auto; border-bottom: hkey $panel-lighten-2; }
-    CribbageBoard #chat { height: 3; }
-    CribbageBoard #hand { width: 46; }
-    CribbageBoard #play-table { display: none; height: auto; }
-    """
-    # From 120x36 up: the play as large cards under the pegboard (in place of the play's lines above the
-    # log), the hand's cards larger, and the side panel beside the log.
-    LAYOUT_CSS = f"""
+    # Its layout: the pegboard over the hand helper beside the play (its count, the starter, the crib) and the
+    # log, the hand beside the prompt; the show and a game's end in place of the table. From 120x36 up: the
+    # play as large cards under the pegboard (in place of the play's lines above the log), the hand's cards
+    # larger, and the side panel beside the log.
+    BOARD_CSS = f"""
+    CribbageBoard #crib-left {{ width: 59; padding: 0 1; }}
+    CribbageBoard #pegboard {{ height: auto; }}
+    CribbageBoard #crib-helper {{ height: 1fr; border-top: hkey $panel-lighten-2; }}
+    CribbageBoard #crib-side {{ width: 1fr; padding: 0 0 0 1; }}
+    CribbageBoard #play {{ height: auto; border-bottom: hkey $panel-lighten-2; }}
+    CribbageBoard #hand {{ width: 57; }}
+    CribbageBoard #play-table {{ display: none; height: auto; }}
+    CribbageBoard #show {{ width: 70; max-height: 22; }}
+
     .-large CribbageBoard #play {{ display: none; }}
     .-large CribbageBoard #play-table {{ display: block; height: {PlayTable.HEIGHT}; margin-top: 1; }}
     .-large CribbageBoard #bottom {{ height: 8; }}

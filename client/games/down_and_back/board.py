@@ -33,10 +33,27 @@ class DownAndBackBoard(Board):
         ("The showdown's result", "client.games.down_and_back.showdown:RevealPanel"),
     )
     DECIDING_TOGETHER = "Splits"
-    # From 120x36 up: the cards larger (the hand and the pile draw 9x7 cards in the room they get, the
-    # showdown's arrangement its two hands), the hand's row across the whole width under the pile, the log
-    # and the side panel.
-    LAYOUT_CSS = """
+    # Its layout: the pile and the round's discards beside the log (the hand helper above it), the hand beside
+    # the prompt; the showdown's arrangement and its result in place of the table. From 120x36 up: the cards
+    # larger (the hand and the pile draw 9x7 cards in the room they get, the showdown's arrangement its two
+    # hands), the hand's row across the whole width under the pile, the log and the side panel.
+    BOARD_CSS = """
+    DownAndBackBoard #pile { width: 26; padding: 0 1; border-right: vkey $panel-lighten-2; }
+    DownAndBackBoard #pile-cards { height: 6; }
+    DownAndBackBoard #discards { height: 1fr; }
+    DownAndBackBoard #side { width: 1fr; padding: 0 0 0 1; }
+    DownAndBackBoard #helper { display: none; height: auto; border-bottom: hkey $panel-lighten-2; }
+    DownAndBackBoard #hand { width: 57; }
+    .-ascii DownAndBackBoard #pile { border-right: ascii $panel-lighten-2; }
+    .-ascii DownAndBackBoard #helper { border-bottom: ascii $panel-lighten-2; }
+
+    DownAndBackBoard #showdown-title { height: 1; }
+    DownAndBackBoard #split { height: auto; margin-top: 1; }
+    DownAndBackBoard #showdown-help { height: auto; margin-top: 1; }
+    /* a line saying why a suit rule named a hand takes the spacing's room: the panel still fits 80x24 */
+    DownAndBackBoard SplitPanel.-noted #split, DownAndBackBoard SplitPanel.-noted #showdown-help { margin-top: 0; }
+    DownAndBackBoard #reveal { width: 78; max-height: 22; }
+
     .-large DownAndBackBoard #pile-cards { height: 9; }
     .-large DownAndBackBoard #bottom { height: 8; }
     .-large DownAndBackBoard #hand { width: 81; height: 8; }
