@@ -903,9 +903,9 @@ class DabApp(App[None]):
         open_chat(self)
 
     def action_help(self) -> None:
-        from .games import BOARDS
+        from .games import playable_games
         from .screens.help import HelpScreen
 
         if not isinstance(self.screen, HelpScreen):
             table = self.table_screen
-            self.push_screen(HelpScreen([table.game_of(table.view)] if table is not None else list(BOARDS)))
+            self.push_screen(HelpScreen([table.game_of(table.view)] if table is not None else playable_games()))

@@ -55,9 +55,9 @@ def _preload() -> None:
             importlib.import_module(name)
         except ImportError:
             pass
-    from client.games import BOARDS, board_class
+    from client.games import board_class, playable_games
 
-    for name in list(BOARDS):
+    for name in playable_games():
         board = board_class(name)
         try:
             board.warm_up()  # the hand helper's tables: built once, shared by every child

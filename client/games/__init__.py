@@ -1,46 +1,79 @@
-"""The game boards this client can show, found by the game's name (as the server stores it).
+"""The game boards this client can show, found by convention from the engine's registry (the one game list).
 
-The table screen (:mod:`client.screens.table`) is the same for every game; it
-mounts ``board_for(game)``, the one part that knows the game's view, keys,
-overlays and help. A board module is imported only when a table of its game
-opens. A game without a board here gets :class:`~client.games.board.UnsupportedBoard`,
-which says so instead of drawing a table it cannot read.
+The table shell (:mod:`client.screens.table`) is the same for every game; it
+mounts ``board_class(game)``, the one part that knows the game's view, keys,
+overlays and help. A game's board is ``BOARD`` in ``client/games/<package>/board.py``,
+``<package>`` being the game's name (as the server stores it) with ``_`` for ``-``:
+``"cribbage"`` is ``client.games.cribbage.board.BOARD``. A board module is imported
+only when a table of its game opens (whether a game has one is known without
+importing it). A game the engine does not know, or one without a board here, gets
+:class:`~client.games.board.UnsupportedBoard`, which says so instead of drawing a
+table it cannot read; a board module that exposes no board is an error naming it.
 """
 
 from __future__ import annotations
 
 import importlib
+import importlib.util
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from .board import Board
 
 DEFAULT_GAME = "down-and-back"  # the game of a table whose settings name none
+BOARD_NAME = "BOARD"  # what a game's board module names its board
 
-BOARDS: dict[str, str] = {
-    "down-and-back": "client.games.down_and_back.board:DownAndBackBoard",
-    "cribbage": "client.games.cribbage.board:CribbageBoard",
-}
-"""Game name -> ``module:class`` of its board."""
+
+class BoardError(LookupError):
+    """A game's board module does not give a board the convention's way."""
+
+
+def board_module(game: str) -> str:
+    """Where ``game``'s board is, by the convention: ``client.games.<package>.board``."""
+    return f"{__name__}.{game.replace('-', '_')}.board"
+
+
+def has_board(game: str) -> bool:
+    """Whether ``game`` is the engine's and this client has its board (without importing the board)."""
+    from engine.games import GAMES
+
+    if game not in GAMES:  # a name from the server is looked up only among the registry's ids
+        return False
+    module = board_module(game)
+    package = module.rpartition(".")[0]
+    return importlib.util.find_spec(package) is not None and importlib.util.find_spec(module) is not None
 
 
 def playable_games() -> list[str]:
-    """The games this client can play: the engine's registry (the one game list), in its order, that have a
-    board here. Their names are known without importing any game."""
+    """The games this client can play: the engine's registry, in its order, those that have a board here."""
     from engine.games import GAMES
 
-    return [name for name in GAMES if name in BOARDS]
+    return [name for name in GAMES if has_board(name)]
+
+
+def find_board(game: str) -> "type[Board] | None":
+    """``game``'s board, or ``None`` when it has none here (or the engine does not know it); a board
+    module that does not name a :class:`~client.games.board.Board` as ``BOARD`` is a :class:`BoardError`."""
+    from .board import Board
+
+    if not has_board(game):
+        return None
+    module = board_module(game)
+    board = getattr(importlib.import_module(module), BOARD_NAME, None)
+    if not (isinstance(board, type) and issubclass(board, Board)):
+        raise BoardError(f"{module} has no {BOARD_NAME} (a client.games.board.Board subclass): "
+                         f"the board of {game!r} tables, found by the name")
+    return board
 
 
 def board_class(game: str) -> "type[Board]":
     """The board for ``game``'s tables (the unsupported-game board when this client has none)."""
-    where = BOARDS.get(game)
-    if where is None:
+    board = find_board(game)
+    if board is None:
         from .board import UnsupportedBoard
 
         return UnsupportedBoard
-    module, name = where.split(":")
-    return getattr(importlib.import_module(module), name)
+    return board
 
 
 def game_title(game: str) -> str:

@@ -440,13 +440,13 @@ class LobbyScreen(QuietBackground, Screen[None]):
     def action_practice(self) -> None:
         """A table of our own against bots, dealt at once, at the game chosen (offered first: the game played last
         at a table, else the one practised last, else the first)."""
-        from ..games import BOARDS
         from .dialogs import GameScreen
 
+        games = form_games()
         app = self.app
         config = getattr(app, "config", None)
         last = next((g for g in (getattr(app, "last_game", None), getattr(config, "practice_game", None))
-                     if g in BOARDS), None)
+                     if g in games), None)
 
         def chosen(game: str | None) -> None:
             if game is not None:
@@ -454,10 +454,10 @@ class LobbyScreen(QuietBackground, Screen[None]):
                     config.practice_game = game
                 self.post_message(PracticeRequested(game))
 
-        if len(BOARDS) == 1:
+        if len(games) == 1:
             chosen(last or DEFAULT_GAME)
         else:
-            self.app.push_screen(GameScreen([(name, game_title(name)) for name in BOARDS], last), chosen)
+            self.app.push_screen(GameScreen([(name, game_title(name)) for name in games], last), chosen)
 
     def action_history(self, _: str = "") -> None:
         from .history import HistoryScreen
@@ -465,10 +465,9 @@ class LobbyScreen(QuietBackground, Screen[None]):
         self.app.push_screen(HistoryScreen())
 
     def action_leaderboard(self, _: str = "") -> None:
-        from ..games import BOARDS
         from .history import LeaderboardScreen
 
-        self.app.push_screen(LeaderboardScreen(list(BOARDS)))
+        self.app.push_screen(LeaderboardScreen(form_games()))
 
     def action_refresh(self) -> None:
         self.post_message(SendRequest(m.ListTables))
@@ -523,11 +522,9 @@ class OnOffBox(Checkbox):
 
 def form_games() -> list[str]:
     """The games a new table may play: those the engine knows and this client has a board for."""
-    from engine.games import GAMES
+    from ..games import playable_games
 
-    from ..games import BOARDS
-
-    return [name for name in GAMES if name in BOARDS]
+    return playable_games()
 
 
 def wire_settings(game: str, seats: int, rules: dict[str, Any]) -> Any:

@@ -41,7 +41,7 @@ SHELL_NAMES = selector_names(APP_TCSS.read_text(), (str(APP_TCSS), ""))
 
 
 def test_every_board_states_a_style_sheet_that_names_it_in_every_rule():
-    for game in games.BOARDS:
+    for game in games.playable_games():
         board = games.board_class(game)
         sheets = board_style_sheets(board, VARIABLES)
         assert [where[1] for where, _ in sheets] == ["Board.BOARD_CSS", f"{board.__name__}.BOARD_CSS"]

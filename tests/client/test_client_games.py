@@ -26,9 +26,12 @@ def waiting_room(game: str | None) -> dict[str, Any]:
             "players": [{"seat": 0, "name": "Ann", "bot": False, "connected": True, "away": False}]}
 
 
-@pytest.mark.parametrize("game, title", [("no-such-game", "no-such-game"), ("down-and-back", "Down and Back")])
+@pytest.mark.parametrize("game, title", [("no-such-game", "no-such-game"), ("peg-test", "Peg Test")])
 async def test_a_game_without_a_board_here_says_so_and_keeps_chat_and_leaving(monkeypatch, game, title):
-    monkeypatch.setattr(games, "BOARDS", {})  # so even a game the engine knows (its title shown) has no board
+    """A game the engine does not know (a newer server's), and one registered with no board here (its title
+    shown: the engine knows it)."""
+    monkeypatch.setitem(engine_games.GAMES, _PegGame.name, _PegGame())
+    assert not games.has_board(game) and game not in games.playable_games()
     app = DabApp(frozen_clock=True, player_name="Ann", server_label="test")
     async with app.run_test(size=(80, 24)) as pilot:
         app.receive(view_push("t1", waiting_room(game)))
@@ -51,6 +54,50 @@ async def test_down_and_back_tables_get_its_board_also_from_a_server_that_names_
         await wait_for(pilot, lambda: "You host this table" in screen_text(app), what="painted")
 
 
+@pytest.fixture
+def board_folder(tmp_path, monkeypatch):
+    """``board_folder(game, source)``: a board module for ``game`` where the client's convention finds it
+    (``client.games.<package>.board``, its folder on ``client.games``' package path for this test only)."""
+    import sys
+
+    monkeypatch.setattr(games, "__path__", [*games.__path__, str(tmp_path)])
+    made: list[str] = []
+
+    def make(game: str, source: str) -> None:
+        package = tmp_path / game.replace("-", "_")
+        package.mkdir()
+        (package / "board.py").write_text(source)
+        made.append(f"client.games.{package.name}")
+
+    yield make
+    for name in [n for n in sys.modules if any(n == p or n.startswith(p + ".") for p in made)]:
+        del sys.modules[name]
+
+
+def test_a_board_is_found_by_the_games_name_and_one_that_names_no_board_is_an_error(monkeypatch, board_folder):
+    monkeypatch.setitem(engine_games.GAMES, _PegGame.name, _PegGame())
+    monkeypatch.setitem(engine_games.GAMES, _EightSeats.name, _EightSeats())
+    board_folder(_PegGame.name, "from client.games.board import Board\nclass PegBoard(Board):\n    pass\n"
+                                "BOARD = PegBoard\n")
+    board_folder(_EightSeats.name, "from client.games.board import Board\nclass EightBoard(Board):\n    pass\n")
+    assert games.board_class(_PegGame.name).__name__ == "PegBoard"
+    assert games.playable_games()[-2:] == [_PegGame.name, _EightSeats.name]  # the registry's order
+    with pytest.raises(games.BoardError, match=r"client\.games\.eight_test\.board has no BOARD"):
+        games.board_class(_EightSeats.name)
+    # A name the server sends is looked up among the registry's ids only, never as a path.
+    assert games.board_class("../peg_test") is UnsupportedBoard and games.board_class("peg_test") is UnsupportedBoard
+
+
+def test_the_fixture_games_board_is_found_the_same_way_only_while_registered():
+    from fixture_board import registered
+
+    assert "high-card" not in games.playable_games()
+    with registered():
+        assert games.playable_games()[-1] == "high-card"
+        assert games.board_class("high-card").__name__ == "HighCardBoard"
+    assert games.board_class("high-card") is UnsupportedBoard and "high-card" not in games.playable_games()
+
+
 class _Settings(dict):
     def to_data(self) -> dict[str, Any]:
         return dict(self)
@@ -68,13 +115,13 @@ class _PegGame:
         return _Settings({f.name: f.default for f in self.setting_fields}, **(data or {}))
 
 
-async def test_the_new_table_form_offers_a_game_choice_and_asks_the_game_for_its_fields(monkeypatch):
+async def test_the_new_table_form_offers_a_game_choice_and_asks_the_game_for_its_fields(monkeypatch, board_folder):
     from textual.widgets import Input, Select
 
     from client.screens.lobby import CreateTableScreen
 
     monkeypatch.setitem(engine_games.GAMES, _PegGame.name, _PegGame())
-    monkeypatch.setitem(games.BOARDS, _PegGame.name, "client.games.board:UnsupportedBoard")
+    board_folder(_PegGame.name, "from client.games.board import UnsupportedBoard as BOARD\n")
     app = DabApp(frozen_clock=True, player_name="Ann", server_label="test")
     async with app.run_test(size=(80, 24)) as pilot:
         await wait_for(pilot, lambda: app.lobby.is_mounted, what="lobby")
@@ -96,7 +143,7 @@ async def test_the_new_table_form_offers_a_game_choice_and_asks_the_game_for_its
 async def test_a_single_game_has_no_game_choice(monkeypatch):
     from client.screens.lobby import CreateTableScreen, form_games
 
-    monkeypatch.setattr(games, "BOARDS", {"down-and-back": games.BOARDS["down-and-back"]})
+    monkeypatch.setattr(games, "playable_games", lambda: ["down-and-back"])
     assert form_games() == ["down-and-back"]
     app = DabApp(frozen_clock=True, player_name="Ann", server_label="test")
     async with app.run_test(size=(80, 24)) as pilot:

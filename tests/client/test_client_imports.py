@@ -19,7 +19,7 @@ from test_import_direction import GAME_NAMES as ENGINE_GAMES, ROOT, imported_mod
 CLIENT_GAMES = ROOT / "client" / "games"
 BOARD_GAMES = sorted(p.name for p in CLIENT_GAMES.iterdir() if p.is_dir() and not p.name.startswith(("_", ".")))
 """The client's game folders (``client/games/<package>/``, one a board); the modules beside them
-(``board.py``, ``__init__.py``: the board's base and the list of boards) serve every game."""
+(``board.py``, ``__init__.py``: the board's base and the board finder) serve every game."""
 MODULE_STRING = re.compile(r"[a-z_][a-z0-9_]*(\.[a-z_][a-z0-9_]*)+(:\w+)?")  # "client.games.x.y:Class"
 
 
@@ -84,7 +84,8 @@ def test_the_shell_reaches_no_games_folder():
     assert bad == []
 
 
-def test_the_boards_base_reaches_no_games_folder():
-    """``client/games/board.py`` is every board's base: it names no game (the list of boards,
-    ``client/games/__init__.py``, is the one place that does)."""
+def test_the_boards_base_and_the_board_finder_reach_no_games_folder():
+    """``client/games/board.py`` is every board's base and ``client/games/__init__.py`` finds a game's board by
+    its name (issue 29 item 7: no list of boards): neither names a game."""
     assert games_reached(CLIENT_GAMES / "board.py") == []
+    assert games_reached(CLIENT_GAMES / "__init__.py") == []

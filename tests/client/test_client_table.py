@@ -249,7 +249,7 @@ async def test_sit_out_and_come_back_with_a_visible_key(make_app, connect):
 async def test_the_help_lists_every_key_of_every_screen(make_app):
     from textual.binding import Binding
 
-    from client.games import BOARDS
+    from client.games import playable_games
     from client.screens.help import key_sections
 
     app = make_app("Ann")
@@ -260,7 +260,7 @@ async def test_the_help_lists_every_key_of_every_screen(make_app):
         source = app.screen.query_one("#rules").source  # type: ignore[attr-defined]
         # The page is drawn as one renderable: Textual's Markdown made ~3,800 widgets of it (1-1.5 s to open).
         assert len(app.screen.query("*")) < 20
-        for _, classes in key_sections(list(BOARDS)):
+        for _, classes in key_sections(playable_games()):
             for binding in [b for cls in classes for b in cls.BINDINGS]:
                 assert isinstance(binding, Binding) and (binding.tooltip or binding.description) in source
         for needed in ("host: end the game", "back to the best split", "lift five cards", "skip your turn",

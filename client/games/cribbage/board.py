@@ -480,3 +480,6 @@ class CribbageBoard(Board):
 
     def action_last_show(self) -> None:
         self.open_show(asked=True)
+
+
+BOARD = CribbageBoard  # what client.games finds for "cribbage" tables

@@ -437,3 +437,6 @@ class DownAndBackBoard(Board):
     def action_last_showdown(self) -> None:
         if self.last_showdown is not None:
             self.show_reveal(self.last_showdown)
+
+
+BOARD = DownAndBackBoard  # what client.games finds for "down-and-back" tables
