@@ -214,7 +214,9 @@ def chips(amount: int) -> str:
 
 
 def render_parts(parts: Sequence[Part], names: Mapping[int, str], display: Display, me: int | None = None) -> Content:
-    """An event in the engine's one wording (:data:`engine.contract.Part` s) as styled text.
+    """An event in the engine's one wording (:data:`engine.contract.Part` s) as styled text: the one sentence
+    builder. What the client words itself about a player (a show's title, a result's rows, a prompt) is built
+    as parts the same way (:func:`engine.contract.about`, :func:`engine.contract.possessive`) and rendered here.
 
     Names are bold and always literal, cards in the player's suit symbols and
     colours, chips with thousands separators; our own seat is "You" (in the

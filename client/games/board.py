@@ -28,7 +28,7 @@ then, 7.5 KB now).
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Callable, ClassVar, Mapping
+from typing import TYPE_CHECKING, Any, Callable, ClassVar, Mapping, Sequence
 
 from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
@@ -37,12 +37,16 @@ from textual.screen import Screen
 from textual.widget import Widget
 from textual.widgets import Static
 
-from ..render import Display
+from engine.contract import about
+
+from ..render import Display, render_parts
 from ..widgets.basics import LineLog, on_stack
 from ..widgets.table import SeatState
 
 if TYPE_CHECKING:
     from textual.await_remove import AwaitRemove
+
+    from engine.contract import Part
 
     from ..screens.table import TableScreen
 
@@ -221,6 +225,17 @@ class Board(Vertical):
     def player(self, seat: int | None) -> Content:
         """A player's name as the prompts name them (bold)."""
         return Content.styled(self.shell.names.get(seat, "?"), "bold")  # type: ignore[arg-type]
+
+    def said(self, parts: Sequence[Part]) -> Content:
+        """A sentence the board words about players (a prompt, a panel's title), built as the engine's events
+        are (:func:`engine.contract.about`, :func:`engine.contract.possessive`) and rendered by the one
+        builder, :func:`client.render.render_parts`: our own seat in the second person ("You are cutting",
+        "Your hand", "muggins: you take 2")."""
+        return render_parts(parts, self.shell.names, self.display_options, self.shell.me)
+
+    def about(self, seat: int | None, text: str) -> Content:
+        """``seat`` then ``text`` with the words agreeing with it in braces: ``about(cutter, " {is} cutting.")``."""
+        return self.said([{"seat": seat}, *about(seat, text)])
 
     @staticmethod
     def seats_from(base: dict[int, SeatState], known: Mapping[int, Any],

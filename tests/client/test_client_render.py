@@ -90,6 +90,83 @@ def test_every_word_about_our_seat_is_in_the_second_person_in_every_game():
     rematch = find_game("down-and-back").describe({"kind": "rematch", "seat": 0})
     assert render_parts(rematch, names, d, 0).plain.startswith("You offer a rematch")
 
+    # What the client words itself about players goes through the same builder (issue 29 item 5): the show's
+    # titles and muggins, a game's end, the crib's owner, the prompts.
+    from client.games.cribbage.screens import result_rows
+    from client.games.cribbage.widgets import show_rows
+
+    counted = {"seat": 0, "what": "hand", "cards": ["5H", "5D", "JC", "KS"], "starter": "5C", "points": 2,
+               "score": 10, "items": [], "muggins": {"seat": 1, "take": True, "points": 4}}
+    crib = {**counted, "seat": 1, "what": "crib", "muggins": {"seat": 0, "take": True, "points": 3}}
+
+    def shown(me):
+        return "\n".join(row.plain for row in show_rows([counted, crib], names, d, me=me))
+
+    assert "Your hand" in shown(0) and "muggins: Bob takes 4" in shown(0) and "Bob's crib" in shown(0)
+    assert "muggins: you take 3" in shown(0) and "Ann" not in shown(0)
+    assert "Ann's hand" in shown(1) and "muggins: you take 4" in shown(1) and "Your crib" in shown(1)
+    assert "muggins: Ann takes 3" in shown(1) and "Bob" not in shown(1)
+    result = {"game": 1, "target": 121, "winners": [0], "scores": [121, 80],
+              "losses": [{"seat": 1, "chips": 100, "multiplier": 2}], "gains": [{"seat": 0, "chips": 100}]}
+    sides = [{"seats": [0]}, {"seats": [1]}]
+
+    def ended(me):
+        return [row.plain for row in result_rows(result, sides, names, me, d)]
+
+    assert ended(0)[0] == "You won game 1 at 121" and "Bob pays 100  SKUNKED: PAYS DOUBLE" in ended(0)
+    assert "You take 100" in ended(0)
+    assert ended(1)[0] == "Ann won game 1 at 121" and "You pay 100  SKUNKED: PAYS DOUBLE" in ended(1)
+    assert "Ann takes 100" in ended(1)
+    assert ended(None)[0] == "Ann won game 1 at 121" and "Bob pays 100  SKUNKED: PAYS DOUBLE" in ended(None)
+    pair = {**result, "winners": [2, 0], "gains": [{"seat": 2, "chips": 50}, {"seat": 0, "chips": 50}]}
+    assert [row.plain for row in result_rows(pair, sides, {**names, 2: "Cleo"}, 0, d)][0].startswith(
+        "You & Cleo won")
+
+
+def _bot_events(game_type, seed: int = 7, actions: int = 120):
+    """The events of a seeded game two bots play, as seat 0 is sent them."""
+    from engine.contract import StartRound, Status
+    from engine.rng import HashRng
+
+    game = game_type.new(game_type.settings(), [(0, "Ann", 1000), (1, "Bob", 1000)], HashRng(seed))
+    events = [record.for_seat(0) for record in game.apply(None, StartRound())]
+    for _ in range(actions):
+        if game.status is not Status.PLAYING:
+            break
+        if not game.to_act():
+            events += [record.for_seat(0) for record in game.apply(None, StartRound())]
+            continue
+        seat = game.to_act()[0]
+        events += [record.for_seat(0) for record in game.apply(seat, game_type.bot_action(game, seat))]
+    return events
+
+
+def test_no_sentence_names_our_own_seat_in_any_game():
+    """Every registered game and the fixture game: each event a game's bots make, as our seat (0, "Ann")
+    reads it, says "you" for us, each of its verbs agreeing ("You cut the pack and draw", never "You
+    cuts"); the same event read by the other seat names us."""
+    import re
+
+    from engine.games import GAMES
+    from fixture_game import registered
+
+    names, d = {0: "Ann", 1: "Bob"}, Display()
+    third_person = re.compile(r"\b[Yy]ou (is|has|was|\w*[^s\W]s)\b")
+    with registered():
+        games = list(GAMES.values())
+    for game_type in games:
+        said = 0
+        for event in _bot_events(game_type):
+            parts = game_type.describe(event)
+            if not parts:
+                continue
+            ours, theirs = render_parts(parts, names, d, 0).plain, render_parts(parts, names, d, 1).plain
+            assert "Ann" not in ours and not third_person.search(ours), (game_type.name, ours)
+            if event.get("seat") == 0:
+                said += 1
+                assert "Ann" in theirs or "the table" in theirs, (game_type.name, theirs)
+        assert said >= 3, game_type.name
+
 
 def test_large_cards_are_9x7_faces_with_their_index_at_two_corners_and_a_pip():
     """Issue 27 item 17: a larger terminal's cards, rank over suit at the top left, a pip in the middle, suit

@@ -16,6 +16,8 @@ from textual.containers import Vertical
 from textual.content import Content
 from textual.screen import Screen
 
+from engine.contract import possessive
+
 from ...render import chips
 from ...widgets.basics import LineLog
 from ...widgets.table import SeatState
@@ -134,8 +136,7 @@ class CribbageBoard(Board):
              for side in view.get("sides", [])], view.get("target", 121))
         crib = view.get("crib") or {}
         owner = crib.get("owner")
-        owner_name = None if owner is None or not view.get("round") else (
-            "Your" if owner == me else f"{self.shell.names.get(owner, '?')}'s")
+        owner_name = None if owner is None or not view.get("round") else self.said([possessive(owner)]).plain
         went = ("go: " + ", ".join(self.shell.names.get(s, "?") for s in view.get("said_go") or ())
                 if view.get("said_go") else "")
         count = view.get("count") if phase == "play" else None
@@ -159,7 +160,7 @@ class CribbageBoard(Board):
             self.query_one(HandHelper).show(view.get("hand") or (), self._own_crib(view))
         else:
             counted = (view.get("show") or [None])[-1]
-            self.query_one(HandHelper).show((), False, counted, self.shell.names)
+            self.query_one(HandHelper).show((), False, counted, self.shell.names, self.shell.me)
         if "claim" not in legal:
             self.claim_points = 0
 
@@ -231,7 +232,7 @@ class CribbageBoard(Board):
         view = game or {}
         phase = view.get("phase")
         legal = self.legal
-        d, name, key = self.display_options, self.player, self.key
+        d, key = self.display_options, self.key
         held = f"1-{len(self.query_one(CribHand).shown)}"  # the cards' numbers: only those held
         if "cut" in legal:
             return Content.styled(CUT_WORDS.get(phase or "", CUT_WORDS["cut"])[0] + ".", "bold")
@@ -253,24 +254,23 @@ class CribbageBoard(Board):
                                     " then ", key(d.enter))
         if "muggins" in legal:
             counting = view.get("counting") or {}
-            return Content.assemble(name(counting.get("seat")), f"'s {counting.get('what', 'hand')}: short!\n",
+            return Content.assemble(self.said([possessive(counting.get("seat")),
+                                                {"text": f" {counting.get('what', 'hand')}: short!"}]), "\n",
                                     key("y"), " take the points\n", key("n"), " let them go")
         if phase in ("draw", "cut", "starter") and view.get("cutter") is not None:
-            return Content.assemble(name(view["cutter"]), " is cutting.")
+            return self.about(view["cutter"], " {is} cutting.")
         if phase == "discard":
             return Content.assemble("Waiting for ", Content(", ".join(self.shell.names.get(s, "?")
                                                                       for s in view.get("to_act") or ())),
                                     "\nto lay away.")
         if phase == "play":
-            return Content.assemble(name(view.get("turn")), f" to play, count {view.get('count', 0)}.")
+            return self.about(view.get("turn"), f" to play, count {view.get('count', 0)}.")
         if phase == "show":
             return Content.styled("The show: counting.", "dim")
         if phase == "waiting":
             lines: list[Any] = [Content.styled("The next deal starts soon.", "dim")]
             if view.get("result"):
-                from .screens import result_rows
-
-                lines = result_rows(view["result"], view.get("sides") or [], self.shell.names)[:1] + lines
+                lines = self._result_rows(view)[:1] + lines
             if view.get("show"):
                 lines += [Content.assemble(key("v"), (" the show again", "dim"))]
             return Content("\n").join(lines)
@@ -337,7 +337,8 @@ class CribbageBoard(Board):
     def _result_rows(self, view: Mapping[str, Any]) -> list[Content]:
         from .screens import result_rows
 
-        return result_rows(view["result"], view.get("sides") or [], self.shell.names) if view.get("result") else []
+        return result_rows(view["result"], view.get("sides") or [], self.shell.names, self.shell.me,
+                           self.display_options) if view.get("result") else []
 
     def _cut_done(self, action: dict[str, Any] | None) -> None:
         self._cut = None
@@ -357,7 +358,8 @@ class CribbageBoard(Board):
             return
         if self._cut is not None:
             return  # the cut is up: the show waits for v
-        self.open_panel(ShowPanel(self.view.get("show") or [], self.shell.names, self._result_rows(self.view)))
+        self.open_panel(ShowPanel(self.view.get("show") or [], self.shell.names, self._result_rows(self.view),
+                                  self.shell.me))
 
     def _show_panel(self) -> "ShowPanel | None":
         """The show's panel, if it is shown."""

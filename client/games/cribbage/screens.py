@@ -11,7 +11,9 @@ from textual.containers import VerticalScroll
 from textual.content import Content
 from textual.widgets import Static
 
-from ...render import chips
+from engine.contract import about
+
+from ...render import Display, chips, render_parts
 from ...screens.gameover import GameOverScreen
 from ...widgets.basics import display_of
 from ..board import Panel
@@ -21,32 +23,34 @@ SKUNKS = {2: "skunked: pays double", 3: "double skunked: pays triple"}
 
 
 def result_rows(result: Mapping[str, Any], sides: list[dict[str, Any]], names: Mapping[int, str],
-                me: int | None = None) -> list[Content]:
-    """A game's end: who won, the scores by side, what each loser paid (and whether skunked); in the second
-    person for our seat ``me`` ("You won", "You pay")."""
+                me: int | None = None, display: Display | None = None) -> list[Content]:
+    """A game's end: who won, the scores by side, what each loser paid (and whether skunked); built as the
+    engine's events are worded (:func:`~client.render.render_parts`), so our seat ``me`` is in the second
+    person ("You won", "You pay 100", "you take 100")."""
+    display = display or Display()
+
+    def said(parts: list[Any]) -> Content:
+        return render_parts(parts, names, display, me)
+
     side_names = [" & ".join(names.get(s, "?") for s in side.get("seats", ())) for side in sides]
-    won_by = list(result.get("winners", ()))
-    if me in won_by:  # "You won", "You & Cleo won"
-        won_by.remove(me)
-        winners = " & ".join(["You", *(names.get(s, "?") for s in won_by)])
-    else:
-        winners = " & ".join(names.get(s, "?") for s in won_by)
+    won_by = sorted(result.get("winners", ()), key=lambda seat: seat != me)  # "You & Cleo won"
+    winners = [part for i, seat in enumerate(won_by) for part in ([{"text": " & "}] if i else []) + [{"seat": seat}]]
     target = result.get("target")
     scores = [min(score, target) if target else score for score in result.get("scores") or []]  # the game hole
     at = f" at {target}" if target else ""
-    rows = [Content.styled(f"{winners} won game {result.get('game', '?')}{at}", "bold #ffd75f")]
+    rows = [Content.styled(said([*winners, {"text": f" won game {result.get('game', '?')}{at}"}]).plain,
+                           "bold #ffd75f")]
     rows.append(Content.styled(", ".join(f"{name} {score}" for name, score in zip(side_names, scores)), "bold"))
     for loss in result.get("losses") or ():
-        multiplier = loss.get("multiplier", 1)
-        skunk = SKUNKS.get(multiplier)
-        mine = loss.get("seat") == me and me is not None
-        rows.append(Content.assemble(Content.styled("You" if mine else names.get(loss.get("seat"), "?"), "bold"),
-                                     f" {'pay' if mine else 'pays'} {chips(loss.get('chips', 0))}",
+        skunk = SKUNKS.get(loss.get("multiplier", 1))
+        seat = loss.get("seat")
+        rows.append(Content.assemble(said([{"seat": seat}, *about(seat, f" {{pays}} {chips(loss.get('chips', 0))}")]),
                                      (f"  {skunk.upper()}" if skunk else "", "bold #ff5f5f")))
     for gain in result.get("gains") or ():
-        mine = gain.get("seat") == me and me is not None
-        rows.append(Content.assemble(Content.styled("You" if mine else names.get(gain.get("seat"), "?"), "bold"),
-                                     (f" {'take' if mine else 'takes'} {chips(gain.get('chips', 0))}", "#87d787")))
+        seat = gain.get("seat")
+        taken = said([{"seat": seat}])
+        rows.append(Content.assemble(taken, said(about(seat, f" {{takes}} {chips(gain.get('chips', 0))}"))
+                                     .stylize("#87d787")))
     return rows
 
 
@@ -60,10 +64,12 @@ class ShowPanel(Panel):
                 Binding("escape", "close", "Close", show=False, tooltip="close the show"),
                 Binding("space", "close", "Close", show=False, tooltip="close the show")]
 
-    def __init__(self, show: list[dict[str, Any]], names: Mapping[int, str], result: list[Content]) -> None:
+    def __init__(self, show: list[dict[str, Any]], names: Mapping[int, str], result: list[Content],
+                 me: int | None = None) -> None:
         super().__init__(id="show")
         self.counted = [dict(counted) for counted in show]
         self.names = dict(names)
+        self.me = me  # our seat: its counts are "Your hand"
         self.result = result
 
     def compose(self) -> ComposeResult:
@@ -78,7 +84,7 @@ class ShowPanel(Panel):
         width = self.content_region.width if self.is_mounted and self.content_region.width else 76
         body: list[Content] = []
         for compact in (False, True):
-            body = show_rows(self.counted, self.names, display, compact=compact, width=width)
+            body = show_rows(self.counted, self.names, display, compact=compact, width=width, me=self.me)
             if self.result:
                 body += [Content(""), *self.result]
             if len(body) + 1 <= room:
@@ -134,7 +140,7 @@ class GameEndPanel(Panel):
         view = self.view
         result = view.get("result") or {}
         rows = [Content.styled(f"Game {result.get('game', '?')} is over", "bold"),
-                *result_rows(result, view.get("sides") or [], self.names, self.me), Content("")]
+                *result_rows(result, view.get("sides") or [], self.names, self.me, display_of(self)), Content("")]
         seats = sorted(view.get("seats") or [], key=lambda s: -(s.get("stack", 0) + s.get("staked", 0)))
         standing = ", ".join(f"{'you' if s.get('seat') == self.me else self.names.get(s.get('seat'), '?')} "
                              f"{chips(s.get('stack', 0) + s.get('staked', 0))}" for s in seats)
@@ -184,5 +190,5 @@ class CribbageOverScreen(GameOverScreen):
         rows = []
         if self.view.get("result"):
             rows = [*result_rows(self.view["result"], self.view.get("sides") or [], self.names,
-                                 self.view.get("seat")), Content("")]
+                                 self.view.get("seat"), display_of(self)), Content("")]
         return Content("\n").join([*rows, super().standings()])

@@ -14,7 +14,9 @@ from textual.content import Content
 from textual.reactive import reactive
 from textual.widget import Widget
 
-from ...render import EMPTY, LARGE_CARD, Display
+from engine.contract import about, possessive
+
+from ...render import EMPTY, LARGE_CARD, Display, render_parts
 from ...widgets.basics import RowsWidget, display_of
 from ...widgets.table import HandCards
 
@@ -243,40 +245,40 @@ class HandHelper(RowsWidget):
 
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
-        self.state: tuple[Any, ...] = ((), False, None, ())
+        self.state: tuple[Any, ...] = ((), False, None, (), None)
 
     def show(self, hand: Sequence[str], own_crib: bool, counted: dict[str, Any] | None = None,
-             names: dict[int, str] | None = None) -> None:
-        state = (tuple(hand), own_crib, counted, tuple(sorted((names or {}).items())))
+             names: dict[int, str] | None = None, me: int | None = None) -> None:
+        state = (tuple(hand), own_crib, counted, tuple(sorted((names or {}).items())), me)
         if state != self.state:
             self.state = state
             self.changed()
 
     def build(self) -> list[Content]:
-        hand, own_crib, counted, names = self.state
+        hand, own_crib, counted, names, me = self.state
         if not hand and counted is not None:
             return show_rows([counted], dict(names), display_of(self), compact=True,
-                             width=self.content_region.width or 56)
+                             width=self.content_region.width or 56, me=me)
         room = self.content_region.height or 16  # as many choices as it shows (never a list cut in half)
         return helper_rows(hand, own_crib, display_of(self), limit=max(1, min(15, room - 1)))
 
 
 def show_rows(show: Sequence[dict[str, Any]], names: dict[int, str], display: Display, compact: bool = False,
-              width: int = 72) -> list[Content]:
+              width: int = 72, me: int | None = None) -> list[Content]:
     """The show, item by item as it is called: whose count, its cards and the starter and what it pegs, then
     each item with the cards it counts and the running total ("fifteen two", "a pair is four"). ``compact``:
     the items of a count flow on as few lines of ``width`` as they take (the show of three counts then fits
-    the board's rows at 80x24)."""
+    the board's rows at 80x24). Our seat ``me`` is in the second person: "Your hand", "muggins: you take 2"."""
     from engine.games.cribbage.scoring import call
 
     rows: list[Content] = []
     for counted in show:
-        whose = names.get(counted.get("seat"), "?")
-        title = f"{whose}'s {counted.get('what', 'hand')}"
+        title = Content.styled(render_parts([possessive(counted.get("seat")), {"text": f" {counted.get('what', 'hand')}"}],
+                                            names, display, me).plain, "bold")
         items = counted.get("items")
         pegs = Content("") if items is None else Content.assemble(
             ("  pegs ", "dim"), (str(counted.get("points", 0)), "bold #87d787"), (f" (now {counted.get('score', 0)})", "dim"))
-        rows.append(Content.assemble((title, "bold"), "  ", display.cards(counted.get("cards") or ()),
+        rows.append(Content.assemble(title, "  ", display.cards(counted.get("cards") or ()),
                                      (" + ", "dim"), display.card(counted["starter"]) if counted.get("starter")
                                      else Content(""), pegs))
         if items is None:
@@ -294,8 +296,10 @@ def show_rows(show: Sequence[dict[str, Any]], names: dict[int, str], display: Di
                 rows.append(Content.assemble("  ", (call(item).ljust(28), ""), display.cards(item.get("cards") or ())))
         taken = counted.get("muggins")
         if taken and taken.get("take"):
-            rows.append(Content.styled(f"  muggins: {names.get(taken.get('seat'), '?')} takes {taken['points']}",
-                                       "#ff5f5f"))
+            taker = taken.get("seat")
+            rows.append(Content.styled(render_parts([{"text": "  muggins: "}, {"seat": taker},
+                                                     *about(taker, f" {{takes}} {taken['points']}")],
+                                                    names, display, me).plain, "#ff5f5f"))
     return rows
 
 

@@ -233,11 +233,11 @@ class DownAndBackBoard(Board):
         view = game or {}
         phase = view.get("phase")
         legal = self.legal
-        d, names, name, key = self.display_options, self.shell.names, self.player, self.key
+        d, names, key = self.display_options, self.shell.names, self.key
         if phase == "cut":
             if "cut" in legal:
                 return Content.styled("Cut the deck.", "bold")
-            return Content.assemble(name(view.get("cutter")), " is cutting the deck.")
+            return self.about(view.get("cutter"), " {is} cutting the deck.")
         if phase == "play":
             if "discard" in legal:
                 kept = self._kept_back()
@@ -255,7 +255,7 @@ class DownAndBackBoard(Board):
                 if "call_end" in legal:
                     parts += ["\n", key("e"), " call the end"]
                 return Content.assemble(*parts)
-            return Content.assemble(name(view.get("turn")), " to play.")
+            return self.about(view.get("turn"), " to play.")
         if phase == "showdown":
             if "split" in legal:
                 return Content.styled("Split your cards 4 + 3.", "bold")
