@@ -54,6 +54,7 @@ from .fairness import KNOWN_SERVERS, DealWatch, KnownServers
 from .render import Display, clean_data, plain
 from .screens.table import TableScreen
 from .session import CLOSED, CONNECTED, RECONNECTING, Session, Status
+from .textual_compat import driver_of, exit_showing, suspended
 from .widgets.basics import MIN_HEIGHT, MIN_WIDTH, TooSmall, is_large
 
 if TYPE_CHECKING:
@@ -201,7 +202,7 @@ class DabApp(App[None]):
         (a view, its countdown ticking) repainted the whole opaque screen on top
         of it (the help, the game over): ~7 KB each time.
         """
-        stack = self._screen_stack
+        stack = self.screen_stack
         if stack and stack[-1].styles.background.a == 1:
             return []
         return super()._background_screens
@@ -303,10 +304,10 @@ class DabApp(App[None]):
         output thread that dies on its first write, and an exit that then waits on it for ever
         (the client outlived its dropped SSH session). It may resume only what SIGTSTP suspended."""
         textual_resume = signal.getsignal(signal.SIGCONT)
-        driver = self._driver
+        driver = driver_of(self)
 
         def resume(signum: int, frame: Any) -> None:
-            if getattr(driver, "_must_signal_resume", False) and callable(textual_resume):
+            if suspended(driver) and callable(textual_resume):
                 textual_resume(signum, frame)
 
         if callable(textual_resume):
@@ -322,8 +323,7 @@ class DabApp(App[None]):
 
         from rich.text import Text
 
-        self._exit_renderables.append(Text(traceback.format_exc().rstrip()))
-        self._close_messages_no_wait()
+        exit_showing(self, Text(traceback.format_exc().rstrip()))
 
     def fail(self, text: str) -> None:
         """Leave the app with ``text`` as the error the command line prints."""
@@ -861,8 +861,9 @@ class DabApp(App[None]):
 
     def _write(self, text: str) -> None:
         """Bytes for the terminal itself (not the screen): a real terminal's, never a test's headless one."""
-        if text and not self.is_headless and self._driver is not None:
-            self._driver.write(text)
+        driver = driver_of(self)
+        if text and not self.is_headless and driver is not None:
+            driver.write(text)
 
     def action_toggle_bell(self) -> None:
         self.config.bell = not self.config.bell

@@ -16,10 +16,9 @@ from codecs import getincrementaldecoder
 from threading import Event
 from typing import Any
 
-from textual._parser import ParseError
-from textual._time import get_time
-from textual._xterm_parser import XTermParser
 from textual.drivers.linux_driver import LinuxDriver
+
+from .textual_compat import ParseError, XTermParser, get_time, parser_deadline
 
 
 class _WakingEvent(Event):
@@ -57,7 +56,7 @@ class QuietDriver(LinuxDriver):
         decode = getincrementaldecoder("utf-8")().decode
 
         def timeout() -> float | None:
-            due = parser._timeout_time  # set while a sequence's start waits for the rest (a lone Esc)
+            due = parser_deadline(parser)  # set while a sequence's start waits for the rest (a lone Esc)
             return None if due is None else max(0.0, due - get_time())
 
         def process(events: list[tuple[selectors.SelectorKey, int]], final: bool = False) -> bool:

@@ -12,18 +12,14 @@ strips stay independent of each other and of the cursor moves between them.
 from __future__ import annotations
 
 from rich.color import ColorSystem
-from rich.console import Console
+from rich.console import COLOR_SYSTEMS, Console
 from rich.style import Style
 from textual.strip import SGR_STYLES, Strip
 
-
-def _codes(style: Style, color_system: ColorSystem) -> str:
-    ansi = style._ansi
-    return ansi if ansi is not None else Strip.render_ansi(style, color_system)
-
-
-def _attributes(style: Style) -> int:
-    return style._attributes & style._set_attributes
+from .rich_compat import attribute_bits as _attributes
+from .rich_compat import colors as _colors
+from .rich_compat import style_codes as _codes
+from .textual_compat import render_cached
 
 
 def _change(current: Style | None, new: Style, color_system: ColorSystem) -> str:
@@ -38,10 +34,11 @@ def _change(current: Style | None, new: Style, color_system: ColorSystem) -> str
     changes = _attribute_changes(_attributes(current), _attributes(new))
     if changes is None:
         return f"\x1b[0;{codes}m"
-    if new._color != current._color:
-        changes += new._color.downgrade(color_system).get_ansi_codes() if new._color is not None else ["39"]
-    if new._bgcolor != current._bgcolor:
-        changes += new._bgcolor.downgrade(color_system).get_ansi_codes(False) if new._bgcolor is not None else ["49"]
+    (color, bgcolor), (was_color, was_bgcolor) = _colors(new), _colors(current)
+    if color != was_color:
+        changes += color.downgrade(color_system).get_ansi_codes() if color is not None else ["39"]
+    if bgcolor != was_bgcolor:
+        changes += bgcolor.downgrade(color_system).get_ansi_codes(False) if bgcolor is not None else ["49"]
     partial = f"\x1b[{';'.join(changes)}m" if changes else ""
     full = f"\x1b[0;{codes}m"
     return partial if len(partial) <= len(full) else full
@@ -64,30 +61,32 @@ def _attribute_changes(current: int, new: int) -> list[str] | None:
 
 def compact_render(strip: Strip, console: Console) -> str:
     """:meth:`Strip.render` with style changes only (see the module docstring); cached the same way."""
-    if strip._render_cache is None:
-        color_system = console._color_system or ColorSystem.TRUECOLOR
-        out: list[str] = []
-        current: Style | None = None
-        for text, style, _ in strip._segments:
-            if style is not None and style._link:  # hyperlinks: written in full, as Textual does
-                if current is not None:
-                    out.append("\x1b[0m")
-                    current = None
-                out.append(Strip.render_style(style, text, color_system))
-                continue
-            if style is None or not _codes(style, color_system):
-                if current is not None:
-                    out.append("\x1b[0m")
-                    current = None
-                out.append(text)
-                continue
-            out.append(_change(current, style, color_system))
+    return render_cached(strip, lambda strip: _compact(strip, console))
+
+
+def _compact(strip: Strip, console: Console) -> str:
+    color_system = COLOR_SYSTEMS.get(console.color_system or "truecolor", ColorSystem.TRUECOLOR)
+    out: list[str] = []
+    current: Style | None = None
+    for text, style, _ in strip:
+        if style is not None and style.link:  # hyperlinks: written in full, as Textual does
+            if current is not None:
+                out.append("\x1b[0m")
+                current = None
+            out.append(Strip.render_style(style, text, color_system))
+            continue
+        if style is None or not _codes(style, color_system):
+            if current is not None:
+                out.append("\x1b[0m")
+                current = None
             out.append(text)
-            current = style
-        if current is not None:
-            out.append("\x1b[0m")
-        strip._render_cache = "".join(out)
-    return strip._render_cache
+            continue
+        out.append(_change(current, style, color_system))
+        out.append(text)
+        current = style
+    if current is not None:
+        out.append("\x1b[0m")
+    return "".join(out)
 
 
 def install() -> None:

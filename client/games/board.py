@@ -40,6 +40,7 @@ from textual.widgets import Static
 from engine.contract import about
 
 from ..render import Display, render_parts
+from ..textual_compat import settling
 from ..widgets.basics import LineLog, on_stack
 from ..widgets.table import SeatState
 
@@ -129,7 +130,7 @@ class Board(Vertical):
         self.shown_panel: Panel | None = None  # the panel, once it is in the table's place on the screen
         self._panel_done: Callable[[Any], None] | None = None
         self._hidden: list[Widget] = []  # the board's own widgets, hidden while the panel shows
-        self._holding = False  # painting is held while a panel moves in (see _hold_painting)
+        self._batch: Any = None  # App.batch_update held while a panel moves in (see _hold_painting)
         self._held_screen: TableScreen | None = None  # the table screen whose painting is held (_hold_painting)
         self._withdrawn: set[int] = set()  # screens closed before they were pushed (see push)
         self._removing: AwaitRemove | None = None  # the removal of the panel closed last (see open_panel)
@@ -363,9 +364,9 @@ class Board(Vertical):
             return
         if panel is not self.panel:
             return  # closed meanwhile (which paints again)
-        settling = [widget for widget in (*self.slot.walk_children(with_self=True), *self._hidden)
-                    if widget._repaint_required or widget._layout_required]
-        if settling and waited < 10:
+        busy = [widget for widget in (*self.slot.walk_children(with_self=True), *self._hidden)
+                if settling(widget)]
+        if busy and waited < 10:
             self.call_after_refresh(self._shown, panel, waited + 1)
             return
         self.shown_panel = panel
@@ -375,20 +376,20 @@ class Board(Vertical):
         """Hold the painting while a panel moves in (and at most a second): from its mounting out of sight,
         the table screen's (:meth:`TableScreen.hold_display`: it is still laid out, so the panel gets its
         size); with ``batch``, from its moving in, Textual's App.batch_update across the messages that takes."""
-        if not self._holding and self._held_screen is None:
+        if self._batch is None and self._held_screen is None:
             self.set_timer(1.0, self._paint_again)  # whatever becomes of the panel and its messages
         if self._held_screen is None:
             self._held_screen = self.shell
             self._held_screen.hold_display()
-        if batch and not self._holding:
-            self._holding = True
-            self.app._begin_batch()
+        if batch and self._batch is None:
+            self._batch = self.app.batch_update()
+            self._batch.__enter__()
             self._release_display(paint=False)  # what it kept is painted with the batch's frame
 
     def _paint_again(self) -> None:
-        if self._holding:
-            self._holding = False
-            self.app._end_batch()
+        if self._batch is not None:
+            batch, self._batch = self._batch, None
+            batch.__exit__(None, None, None)
         self._release_display(paint=True)
 
     def _release_display(self, paint: bool) -> None:

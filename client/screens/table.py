@@ -32,6 +32,7 @@ from ..games.board import Board, board_style_sheets
 from ..messages import PlayAction, RequestRejected, SendRequest
 from ..render import Display, render_parts
 from ..widgets.basics import Countdown, KeysFooter, LineLog, QuietBackground, SteadyScreen, TooSmall, on_stack
+from ..textual_compat import forget_dirty_widgets
 from ..widgets.table import Prompt, SeatPanel, SeatState, SidePanel
 
 if TYPE_CHECKING:
@@ -282,7 +283,7 @@ class TableScreen(QuietBackground, SteadyScreen, Screen[None]):
 
     def _compositor_refresh(self) -> None:
         if self._display_held and self.is_current:
-            self._dirty_widgets.clear()  # their regions stay dirty in the compositor until the release
+            forget_dirty_widgets(self)  # their regions stay dirty in the compositor until the release
             return
         super()._compositor_refresh()
 

@@ -15,6 +15,7 @@ from textual.widget import Widget
 from textual.widgets import Footer
 
 from ..render import Display
+from ..textual_compat import background_screens, screen_size, take_dirty_regions, update_mouse_over
 
 MIN_WIDTH, MIN_HEIGHT = 80, 24
 # From this size up (both), the app has the ``-large`` class: larger cards and the table's side panel
@@ -54,7 +55,7 @@ class SteadyScreen:
     """
 
     def _on_resize(self, event: events.Resize) -> None:
-        if event.size == self._compositor.size:  # type: ignore[attr-defined]
+        if event.size == screen_size(self):  # type: ignore[arg-type]
             event.prevent_default()
 
     def _on_screen_resume(self, event: events.ScreenResume) -> None:
@@ -76,15 +77,13 @@ class QuietBackground:
 
     def _compositor_refresh(self) -> None:
         app = self.app  # type: ignore[attr-defined]
-        if app.is_inline or self is app.screen or self not in app._background_screens:
+        if app.is_inline or self is app.screen or self not in background_screens(app):
             super()._compositor_refresh()  # type: ignore[misc]
             return
-        dirty = self._compositor._dirty_regions  # type: ignore[attr-defined]
+        dirty = take_dirty_regions(self)  # type: ignore[arg-type]
         if dirty:
             app.screen.refresh(*dirty)
-            dirty.clear()
-        self._dirty_widgets.clear()  # type: ignore[attr-defined]
-        app._update_mouse_over(self)
+        update_mouse_over(app, self)  # type: ignore[arg-type]
 
 
 class KeysFooter(Footer):
