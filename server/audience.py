@@ -4,13 +4,17 @@ Changes only queue news here (:meth:`Audience.record`); the lobby flushes
 after the commit that makes them durable (:meth:`Audience.flush`), so each
 member gets its pending events and then one view built from the state after
 every change of the unit, however many there were.
+
+An audience talks to its table through :class:`Stage` (who listens, what the table shows, where
+its chat is kept) and to the server through :class:`Post` (sending, mutes, news), never through
+the table's fields: :class:`server.table.Table` is a :class:`Stage`, and a test can be one.
 """
 
 from __future__ import annotations
 
 import time
 from collections import deque
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from engine.records import Record
 from protocol import messages as m
@@ -18,18 +22,53 @@ from protocol import messages as m
 from .errors import RequestError, StoreError
 from .text import CHAT_MAX, clean_text
 
-if TYPE_CHECKING:
-    from .table import Table
-
 CHAT_KEEP = 50  # chat lines a member arriving at the table is sent
 MAX_EVENTS = 200  # per event message (the protocol's limit)
+
+
+class Stage(Protocol):
+    """What an audience needs of its table (:class:`server.table.Table` is one)."""
+
+    table_id: str
+
+    def listeners(self) -> list[tuple[str, int | None]]:
+        """``(player_id, seat)`` of everyone who hears the table: seated players still here, then spectators."""
+        ...
+
+    def facts(self, seat: int | None) -> dict[str, Any]:
+        """What the server knows of the table for ``seat`` (PROTOCOL.md 5.3)."""
+        ...
+
+    def game_view(self, seat: int | None) -> tuple[dict[str, Any] | None, list[Any] | None, int | None]:
+        """The game's own view for ``seat``, the decision it awaits and the time left for it (each None if none)."""
+        ...
+
+    def listing(self) -> tuple[Any, ...]:
+        """What the lobby's list shows of the table (compared, never read)."""
+        ...
+
+    def seat_of(self, player_id: str) -> int | None: ...
+
+    def keep_chat(self, line: dict[str, Any], keep: int) -> None:
+        """Store a chat line (in the unit's transaction), keeping the table's last ``keep`` lines."""
+        ...
+
+
+class Post(Protocol):
+    """What an audience needs of the server around its table (:class:`server.table.Hub` has it)."""
+
+    def send(self, player_id: str, message: m.Message) -> None: ...
+    def hears(self, listener: str, speaker: str | None) -> bool: ...
+    def table_dirty(self, table: Any) -> None: ...
+    def tables_changed(self) -> None: ...
 
 
 class Audience:
     """The members of one table and what each is owed (see the module docstring)."""
 
-    def __init__(self, table: "Table") -> None:
+    def __init__(self, table: Stage, post: Post) -> None:
         self.table = table
+        self.post = post
         self.chat_log: deque[tuple[m.ChatMessage, str | None]] = deque(maxlen=CHAT_KEEP)  # (line, speaker's id)
         self._pending_events: dict[str, list[dict[str, Any]]] = {}
         self._flushed: set[str] = set()
@@ -40,9 +79,7 @@ class Audience:
 
     def members(self) -> list[tuple[str, int | None]]:
         """``(player_id, seat)`` of everyone who hears the table: seated players still here, then spectators."""
-        table = self.table
-        seated = [(i.player_id, i.seat) for i in table.seats.values() if i.player_id and not i.left]
-        return seated + [(p, None) for p in sorted(table.spectators)]  # type: ignore[misc]
+        return self.table.listeners()
 
     def record(self, records: list[Record]) -> None:
         """Queue ``records`` as events for every member, each seeing what its seat may."""
@@ -57,41 +94,24 @@ class Audience:
                 events.extend([r.for_seat(seat) if r.seat == seat else p for r, p in zip(records, public)])
             else:
                 events.extend(public)
-        self.table.hub.table_dirty(self.table)
+        self.post.table_dirty(self.table)
 
     def view(self, seat: int | None, facts: dict[str, Any] | None = None) -> m.View:
         """``seat``'s view (``None``: a spectator's): the table's facts beside the game's own view, untouched.
 
-        ``facts``: the table's facts for any seat (:meth:`facts`), when the caller builds views for several.
+        ``facts``: the table's facts for any seat (:meth:`Stage.facts`), when the caller builds views for several.
         """
         table = self.table
-        game = table.game
-        decision = game.decision() if game is not None else None
+        game, decision, deadline_ms = table.game_view(seat)
         return m.View.prevalidated(  # plain, string-keyed data by construction (tests/engine, tests/server)
-            table_id=table.table_id, table=self.facts(seat) if facts is None else dict(facts, seat=seat),
-            game=game.view(seat) if game is not None else None,
-            decision=list(decision) if decision is not None else None, deadline_ms=table.pacer.deadline_ms(),
+            table_id=table.table_id, table=table.facts(seat) if facts is None else dict(facts, seat=seat),
+            game=game, decision=decision, deadline_ms=deadline_ms,
         )
-
-    def facts(self, seat: int | None) -> dict[str, Any]:
-        """What the server knows of the table, the same for every game (PROTOCOL.md 5.3)."""
-        table = self.table
-        return {
-            "table_id": table.table_id, "name": table.name, "title": table.game_type.title,
-            "settings": table.settings.to_wire(), "state": table.state, "host_seat": table.seat_of(table.host_id),
-            "seat": seat,
-            "members": [{"seat": i.seat, "name": i.name, "bot": i.bot, "level": i.level, "connected": table.connected(i),
-                         "away": table.played_for(i)} for _, i in sorted(table.seats.items())],
-            "spectators": len(table.spectators), "private": table.private_code is not None,
-            "fixed_seed": table.hub.fixed_seed, "server_key": table.hub.key.public.hex(),
-            "chip_history": table.rounds.chart() if table.state == "finished" else None,
-            "rematch": table.rematch.facts() if table.rematch is not None else None,
-        }
 
     def flush(self, only: str | None = None) -> None:
         """Send each member its pending events and its current view (``only``: one member)."""
         table = self.table
-        hub = table.hub
+        hub = self.post
         for player_id, seat in self.members():
             if (only is not None and player_id != only) or player_id in self._flushed:
                 continue
@@ -101,7 +121,7 @@ class Audience:
                 hub.send(player_id, m.Event.prevalidated(
                     table_id=table.table_id, events=tuple(events[start:start + MAX_EVENTS])))
             if self._facts is None:  # the same for every member but their seat: built once a flush
-                self._facts = self.facts(None)
+                self._facts = table.facts(None)
             if seat is None:
                 if self._spectator_view is None:
                     self._spectator_view = self.view(None, self._facts)
@@ -127,7 +147,7 @@ class Audience:
     def catch_up(self, player_id: str) -> None:
         """``player_id`` just arrived (joined, watched, resumed): after their view, send the recent chat."""
         self._catching_up.add(player_id)
-        self.table.hub.table_dirty(self.table)
+        self.post.table_dirty(self.table)
 
     def flushed(self) -> None:
         """The flush is complete: the next change starts a new one.
@@ -144,12 +164,10 @@ class Audience:
 
     def _check_listing(self) -> None:
         """Have the lobby's table list pushed again if what it shows of this table changed."""
-        table = self.table
-        listed = (table.state, table.host_id, len(table.spectators),
-                  tuple((i.seat, i.name, i.bot, table.connected(i)) for i in table.seats.values()))
+        listed = self.table.listing()
         if listed != self._listed:  # the list shows none of the play itself
             self._listed = listed
-            table.hub.tables_changed()
+            self.post.tables_changed()
 
     def chat(self, player_id: str, name: str, text: str) -> None:
         """Say ``text`` to everyone at the table (kept for members who arrive later)."""
@@ -163,9 +181,10 @@ class Audience:
             table_id=table.table_id, seat=table.seat_of(player_id), name=name, text=text, ts=int(time.time() * 1000),
         )
         self.chat_log.append((message, player_id))
-        if table.store is not None:  # sent again after a restart (in the unit's commit, before anyone hears it)
-            table.store.add_chat(table.table_id, {"seat": message.seat, "name": name, "text": text, "ts": message.ts,
-                                                  "player_id": player_id}, CHAT_KEEP)
+        # sent again after a restart (in the unit's commit, before anyone hears it)
+        table.keep_chat({"seat": message.seat, "name": name, "text": text, "ts": message.ts,
+                         "player_id": player_id}, CHAT_KEEP)
+        post = self.post
         for member, _ in self.members():
-            if table.hub.hears(member, player_id):  # muted by that member: not for them
-                table.hub.send(member, message)
+            if post.hears(member, player_id):  # muted by that member: not for them
+                post.send(member, message)

@@ -5,7 +5,7 @@ A table is five modules: this one holds membership
 end), and every change goes through it; :mod:`server.pacing` decides *when*
 the game moves on by itself (deadlines, bots, the pause between rounds);
 :mod:`server.audience` decides *who hears what* (events and views per member,
-the chat); :mod:`server.rounds` keeps finished rounds and the chip history;
+the chat), through the few methods of :class:`server.audience.Stage` a table has; :mod:`server.rounds` keeps finished rounds and the chip history;
 :mod:`server.restore` brings a stored table back. The engine decides every
 rule.
 
@@ -172,7 +172,7 @@ class Table:
         self.checkpoint_mark: tuple[Any, ...] | None = None  # status and chance at the last checkpoint (restore)
         self.loop = asyncio.get_running_loop()
         self.pacer = Pacer(self)
-        self.audience = Audience(self)
+        self.audience = Audience(self, hub)
         self.rounds = RoundBook(self)
         self.rematch: Rematch | None = None  # the host's offer at game over, while it is pending
         self.removed: set[str] = set()  # players the host removed: they may not come back (stored)
@@ -252,6 +252,46 @@ class Table:
     def played_for(self, info: SeatInfo) -> bool:
         """The server plays this human's seat: they left the running game, or sit out."""
         return not info.bot and (info.left or info.seat in self.away)
+
+    # ------------------------------------------------------------ the audience's stage (server.audience.Stage)
+
+    def listeners(self) -> list[tuple[str, int | None]]:
+        """``(player_id, seat)`` of everyone who hears the table: seated players still here, then spectators."""
+        seated = [(i.player_id, i.seat) for i in self.seats.values() if i.player_id and not i.left]
+        return seated + [(p, None) for p in sorted(self.spectators)]  # type: ignore[misc]
+
+    def facts(self, seat: int | None) -> dict[str, Any]:
+        """What the server knows of the table for ``seat``, the same for every game (PROTOCOL.md 5.3)."""
+        return {
+            "table_id": self.table_id, "name": self.name, "title": self.game_type.title,
+            "settings": self.settings.to_wire(), "state": self.state, "host_seat": self.seat_of(self.host_id),
+            "seat": seat,
+            "members": [{"seat": i.seat, "name": i.name, "bot": i.bot, "level": i.level, "connected": self.connected(i),
+                         "away": self.played_for(i)} for _, i in sorted(self.seats.items())],
+            "spectators": len(self.spectators), "private": self.private_code is not None,
+            "fixed_seed": self.hub.fixed_seed, "server_key": self.hub.key.public.hex(),
+            "chip_history": self.rounds.chart() if self.state == "finished" else None,
+            "rematch": self.rematch.facts() if self.rematch is not None else None,
+        }
+
+
+    def game_view(self, seat: int | None) -> tuple[dict[str, Any] | None, list[Any] | None, int | None]:
+        """The game's own view for ``seat`` (None before a game), the decision it awaits (None: none) and
+        the time left for it (None: no clock runs)."""
+        game = self.game
+        decision = game.decision() if game is not None else None
+        return (game.view(seat) if game is not None else None,
+                list(decision) if decision is not None else None, self.pacer.deadline_ms())
+
+    def listing(self) -> tuple[Any, ...]:
+        """What the lobby's list shows of the table and can change (none of the play itself)."""
+        return (self.state, self.host_id, len(self.spectators),
+                tuple((i.seat, i.name, i.bot, self.connected(i)) for i in self.seats.values()))
+
+    def keep_chat(self, line: dict[str, Any], keep: int) -> None:
+        """A chat line for the store (sent again after a restart), the table's last ``keep`` lines kept."""
+        if self.store is not None:
+            self.store.add_chat(self.table_id, line, keep)
 
     def stacks(self) -> dict[int, int]:
         """Each seat's chips in hand in the running game (not counting what the round has staked)."""
