@@ -25,6 +25,12 @@ new players are granted ``starting_balance`` chips, each seated human buys in
 what the table's game asks (its ``GameType.buy_in``; their whole balance if
 smaller, never less than the game's least) when the game starts, and their
 final stack returns to their balance when the game is over.
+
+The lobby is made of modules with one job each: :mod:`server.lobby_dispatch` (each request to its
+handler, one reply each), :mod:`server.lobby_seats` (finding, joining and watching a table, and the
+requests handed to it), :mod:`server.lobby_chips` (balances, buy-ins and cash-outs); this module
+keeps the units of work and their delivery, sessions, who is online and invitations, moderation and
+the operator's requests, and the table limits (``MAX_TABLES``, ``MAX_HELD_SEATS``).
 """
 
 from __future__ import annotations
@@ -37,7 +43,6 @@ import hmac
 import ipaddress
 import itertools
 import logging
-import math
 import os
 import secrets
 import sqlite3
@@ -46,21 +51,21 @@ from collections import deque
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Callable, Protocol
 
-from engine.games import GAMES, find_game
+from engine.games import GAMES
 from engine.records import Record
-from engine.rng import HashRng
 from protocol import messages as m
 
-from . import rematch
 from .archive import Archive
 from .moderation import Ban, Moderation
-from .history_worker import Job, Outcome
-from .errors import RequestError, StoreBusy, StoreError, StoreFailed
+from .errors import RequestError, StoreBusy, StoreError
 from .limits import Backoff, PeerLog, TokenBucket
 from .pacing import BUSY_RETRY
 from .rounds import HISTORY_KEEP
 from .keys import ServerKey
-from .table import SeatInfo, Table, TableConfig, complete_settings, settings_to_store
+from .lobby_chips import Balances
+from .lobby_dispatch import BUSY_MESSAGE, Dispatch
+from .lobby_seats import CODE_TRIES_PER_PLAYER, CODE_TRIES_PER_TABLE, Seating  # noqa: F401  (importers' names)
+from .table import SeatInfo, Table, TableConfig, complete_settings
 from .text import CHAT_MAX, NAME_MAX, TABLE_NAME_MAX, clean_name, clean_table_name, clean_text, name_problem
 from .tokens import secret_hash
 
@@ -71,10 +76,7 @@ log = logging.getLogger(__name__)
 
 MAX_TABLES = 500
 BUSY_LOG_INTERVAL = 10.0  # s: at most one log line per this while the database stays busy
-BUSY_MESSAGE = "the server's database is busy (another program holds its lock); nothing was done, try again"
 MAX_HELD_SEATS = 3  # running games one player may have left (their seat held) before creating or joining more
-CODE_TRIES_PER_PLAYER = 5  # wrong private codes one player may try freely; then back-off (1 s, doubling, 5 min at most)
-CODE_TRIES_PER_TABLE = 20  # ... and all players together at one table (back-off up to 1 min)
 LIST_BYTES = 56 * 1024  # a table list (push or list_tables result) stays well inside the 64 KiB frame limit
 TABLES_PUSH_INTERVAL = 0.5  # seconds between lobby list pushes (PROTOCOL.md: about two a second)
 FEATURES = ("mute", "notices", "remove_player", "list_online", "invite")  # the list_tables result's features:
@@ -207,7 +209,7 @@ class Gateway:
     local: bool  # it listens on loopback only: reachable from this machine alone
 
 
-class Lobby:
+class Lobby(Dispatch, Seating, Balances):
     def __init__(self, config: LobbyConfig, server_name: str) -> None:
         self.config = config
         self.server_name = server_name
@@ -529,22 +531,6 @@ class Lobby:
             self.store.set_table_state(table.table_id, "closed")
         self.tables_changed()
 
-    def balance(self, player_id: str) -> int:
-        return self.players[player_id].balance
-
-    def move_chips(self, table: Table, kind: str, moves: list[tuple[int, str | None, int]]) -> None:
-        """Buy-ins (balance -> table) and cash-outs (table -> balance); bots are the house's."""
-        sign = -1 if kind == "buy_in" else 1
-        for _, player_id, amount in moves:
-            if player_id is not None:
-                player = self.players[player_id]
-                assert player.balance + sign * amount >= 0, (player_id, kind, amount)
-                player.balance += sign * amount
-                player.played = True
-        self.archive.changed()
-        if self.store is not None:
-            self.store.move_chips(table.table_id, kind, moves)
-
     # ------------------------------------------------------------ Hub for tables
 
     def send(self, player_id: str, message: m.Message) -> None:
@@ -840,154 +826,6 @@ class Lobby:
 
     # ------------------------------------------------------------ requests
 
-    def handle(self, player_id: str, msg: m.Message) -> m.Message | None:
-        """Answer one request with ``ok`` or ``error``; never raise.
-
-        Returns None: the reply goes out (to the session that asked) with the
-        unit's flush, after the commit that makes it true and before the
-        pushes the request caused.
-        """
-        player = self.players[player_id]
-        session = player.session
-        self.requests_handled += 1
-        if type(msg) not in _PASSIVE:
-            player.active_at = asyncio.get_running_loop().time()
-        try:
-            with self.atomic():  # the reply joins the unit's outbox, to leave first at the flush
-                reply = self._handle(player_id, msg)
-                if isinstance(reply, Job):
-                    reply = self._defer(player_id, session, msg, reply)
-                    if reply is None:
-                        return None
-                self._actors.append(player_id)
-                self._outbox.append((player_id, reply, session, True))
-        except StoreError as exc:  # the write or commit failed: nothing this unit produced may go out
-            log.error("request %s from %s could not be made durable: %s", msg.type, player_id, exc)
-            return m.Error(id=getattr(msg, "id", None), code="internal", message="the server hit an internal error")
-        except Exception:
-            log.exception("request %s from %s could not be made durable", msg.type, player_id)
-            return m.Error(id=getattr(msg, "id", None), code="internal", message="the server hit an internal error")
-        return None
-
-    def _defer(self, player_id: str, session: Session | None, msg: m.Message, job: Job) -> m.Message | None:
-        """Have the history worker answer ``job`` (server.history_worker): the session handles none of its
-        later messages until the answer has been sent. Returns the reply if it is known at once (busy)."""
-        request_id = getattr(msg, "id", None)
-        try:
-            outcome = self.archive.worker.submit(job)
-        except RequestError as exc:
-            return m.Error(id=request_id, code=exc.code, message=exc.message)
-        if session is not None:
-            session.hold()
-        outcome.add_done_callback(functools.partial(self._answered, player_id, session, request_id))
-        return None
-
-    def _answered(self, player_id: str, session: Session | None, request_id: int | None,
-                  outcome: "asyncio.Future[Outcome]") -> None:
-        """The worker's answer: sent after every reply the session was owed before it (a commit they wait
-        for holds this one too), then the session's next messages are handled."""
-        if outcome.cancelled():
-            reply: m.Message = m.Error(id=request_id, code="shutting_down", message="the server is shutting down")
-        elif outcome.result()[0] == "ok":
-            reply = m.Ok(id=request_id, result=outcome.result()[1])
-        else:
-            reply = m.Error(id=request_id, code=outcome.result()[1], message=outcome.result()[2])
-        if session is None:
-            return
-        if not session.closed:
-            if self._held():
-                self._outbox.append((player_id, reply, session, True))
-            else:
-                session.push(reply)
-        session.release()
-
-    def _handle(self, player_id: str, msg: m.Message) -> m.Message | Job:
-        handler: Callable[[PlayerRecord, Any], dict[str, Any] | Job | None] | None = self._handlers.get(type(msg))
-        request_id = getattr(msg, "id", None)
-        if handler is None:
-            return m.Error(id=request_id, code="bad_message", message=f"{msg.type!r} is not a request")
-        if self._closing:
-            return m.Error(id=request_id, code="shutting_down", message="the server is shutting down")
-        try:
-            with self.atomic():  # durable before the ok (and the pushes) go out
-                if type(msg) not in _READ_ONLY and not self.reserve():
-                    return m.Error(id=request_id, code="busy", message=BUSY_MESSAGE)
-                result = handler(self, self.players[player_id], msg)
-        except RequestError as exc:
-            return m.Error(id=request_id, code=exc.code, message=exc.message[:1000])
-        except StoreFailed:
-            raise  # memory may be ahead of the disk: the unit's commit reports it (and the server stops)
-        except Exception:  # a bug: log it, answer, keep serving everyone else
-            log.exception("request %s from %s failed", msg.type, player_id)
-            return m.Error(id=request_id, code="internal", message="the server hit an internal error")
-        if isinstance(result, Job):
-            return result
-        return m.Ok(id=request_id, result=result or {})
-
-    def _table(self, player: PlayerRecord, code: str = "not_at_table") -> Table:
-        """The player's table; ``code`` if they are in the lobby (``not_seated`` for what only seats may do)."""
-        table = self.tables.get(player.table_id) if player.table_id else None
-        if table is None:
-            raise RequestError(code, "you are not at a table")
-        return table
-
-    def _find(self, player: PlayerRecord, table_id: str, code: str | None) -> Table:
-        table = self.tables.get(table_id)
-        if table is None:
-            raise RequestError("no_such_table", f"there is no table {table_id!r}")
-        if table.private_code is not None and not self._is_invited(player, table):
-            self._check_code(player, table, code)
-        return table
-
-    def _is_invited(self, player: PlayerRecord, table: Table) -> bool:
-        """The host invited ``player`` to ``table`` less than ``INVITE_TTL`` ago: they need not give its code."""
-        held = self._invited.get((player.player_id, table.table_id))
-        return held is not None and held[2] and held[1] > asyncio.get_running_loop().time()
-
-    def _check_code(self, player: PlayerRecord, table: Table, code: str | None) -> None:
-        """A private table's code, with attempts limited per player and per table so
-        codes cannot be guessed by brute force (back-off after a few wrong ones)."""
-        if code is None:
-            raise RequestError("wrong_code", "that table is private: the code is missing")
-        now = asyncio.get_running_loop().time()
-        if len(self._code_tries) > 2 * len(self.tables) + 16:  # forget closed tables
-            self._code_tries = {k: v for k, v in self._code_tries.items() if k in self.tables}
-        table_tries = self._code_tries.setdefault(table.table_id, Backoff(CODE_TRIES_PER_TABLE, cap=60.0))
-        wait = max(player.code_tries.wait(now), table_tries.wait(now))
-        if wait > 0:
-            raise RequestError("too_many_attempts", f"too many wrong codes; try again in {math.ceil(wait)} s")
-        if hmac.compare_digest(table.private_code.encode(), code.encode()):  # type: ignore[union-attr]
-            player.code_tries.failures = 0
-            return
-        player.code_tries.failed(now)
-        table_tries.failed(now)
-        peer = player.session.peer if player.session is not None else "?"
-        self.peer_log.warning(peer, "wrong code for private table %s from player %s (%d in a row; %d at the table)",
-                              table.table_id, player.player_id, player.code_tries.failures, table_tries.failures)
-        raise RequestError("wrong_code", "that table is private: the code is wrong")
-
-    def _require_no_table(self, player: PlayerRecord, unless_watching: Table | None = None) -> None:
-        """One table at a time: being at another (seated or watching) needs a ``leave`` first.
-
-        ``unless_watching``: a spectator of that table may still take a seat there.
-        """
-        table = self.tables.get(player.table_id) if player.table_id else None
-        if table is None:
-            player.table_id = None
-            return
-        if table is unless_watching and player.player_id in table.spectators:
-            return
-        role = "watching" if player.player_id in table.spectators else "seated at"
-        raise RequestError("already_at_table", f"you are {role} table {table.table_id}; leave it first")
-
-    def _drop_if_empty(self, table: Table) -> None:
-        if table.is_empty() and table.state != "playing":
-            table.close()
-            self.tables.pop(table.table_id, None)
-            if self.store is not None:
-                self.store.set_table_state(table.table_id, "closed")
-            self.tables_changed()
-
     def gateway_started(self, kind: str, port: int, hosts: list[str]) -> None:
         """The game port, the SSH or the browser gateway listens on ``port`` at ``hosts`` (its addresses)."""
         self.gateways = [g for g in self.gateways if g.kind != kind]
@@ -1001,21 +839,6 @@ class Lobby:
                 "gateways": [{"kind": g.kind, "host": self.config.public_host, "port": g.port, "local": g.local}
                              for g in self.gateways]}
 
-    def chips_at_tables(self) -> dict[str, int]:
-        """Each player's chips sitting at tables with a game running (bought in, not yet cashed out): their
-        seats' holdings (``Game.holdings``: a Cribbage stake still theirs counts, a Down and Back pot not).
-        A player's chips are their balance plus these."""
-        held: dict[str, int] = {}
-        for table in self.tables.values():
-            if table.game is None or table.state != "playing":
-                continue
-            holdings: dict[int, int] | None = None
-            for seat, info in table.seats.items():
-                if info.player_id is not None:
-                    holdings = holdings if holdings is not None else table.holdings()
-                    held[info.player_id] = held.get(info.player_id, 0) + holdings.get(seat, 0)
-        return held
-
     def _check_held_seats(self, player: PlayerRecord) -> None:
         """A player may leave only so many running games behind (each holds their seat)."""
         held = [t.table_id for t in self.tables.values()
@@ -1023,14 +846,6 @@ class Lobby:
         if len(held) >= MAX_HELD_SEATS:
             raise RequestError("too_many_tables", f"you still hold seats at {', '.join(held)}; go back to one of "
                                "them, or wait for its game to end, before sitting at another table")
-
-    def _can_sit(self, player: PlayerRecord, game: str, rules: Any) -> None:
-        """The player has the least the game asks of a seat with these ``rules`` (its own settings)."""
-        least, _ = find_game(game).buy_in(rules)
-        if player.balance < least:
-            raise RequestError(
-                "insufficient_chips", f"you have {player.balance} chips, less than the {least} this table needs to play"
-            )
 
     def _create_table(self, player: PlayerRecord, msg: m.CreateTable) -> dict[str, Any]:
         if len(self.tables) >= MAX_TABLES:
@@ -1046,17 +861,6 @@ class Lobby:
         seat = table.join(player.player_id, player.name, None)
         player.table_id = table.table_id
         return {"table_id": table.table_id, "seat": seat}
-
-    def _new_table(self, name: str, settings: m.TableSettings, host_id: str, private_code: str | None) -> Table:
-        """A new waiting table (stored, if there is a store), in the lobby."""
-        if self.store is not None:
-            table_id = self.store.create_table(name, settings.game, settings_to_store(settings), host_id, private_code)
-        else:
-            table_id = f"t{next(self._table_ids)}"
-        table = Table(table_id, name, settings, host_id, private_code, self, self.config.table,
-                      self._rng_for(int(table_id[1:])), self.store)
-        self.tables[table_id] = table
-        return table
 
     def rematch(self, old: Table) -> None:
         """Everyone accepted the rematch at ``old``: a new table with its name, settings, code and seats, started."""
@@ -1087,33 +891,6 @@ class Lobby:
         old.broadcast()
         self._drop_if_empty(old)
         self.tables_changed()
-
-    def _rng_for(self, table_no: int) -> Callable[[], HashRng]:
-        """The RNG factory of table number ``table_no``: fresh secrets, or the fixed test seed."""
-        if self.config.seed is None:
-            return HashRng
-        seed = self.config.seed + (table_no - 1).to_bytes(4, "big")
-        return lambda: HashRng(seed)
-
-    def _join(self, player: PlayerRecord, msg: m.Join) -> dict[str, Any]:
-        table = self._find(player, msg.table_id, msg.private_code)
-        table.check_not_removed(player.player_id)
-        if table.seat_of(player.player_id) is None:
-            self._can_sit(player, table.settings.game, table.rules)
-            self._check_held_seats(player)
-        self._require_no_table(player, unless_watching=table)
-        seat = table.join(player.player_id, player.name, msg.seat)
-        player.table_id = table.table_id
-        self._invited.pop((player.player_id, table.table_id), None)  # an invitation lets one in once
-        return {"table_id": table.table_id, "seat": seat}
-
-    def _watch(self, player: PlayerRecord, msg: m.Watch) -> dict[str, Any]:
-        table = self._find(player, msg.table_id, msg.private_code)
-        table.check_not_removed(player.player_id)
-        self._require_no_table(player)
-        table.watch(player.player_id)
-        player.table_id = table.table_id
-        return {"table_id": table.table_id}
 
     # ------------------------------------------------------------ who is online, invitations
 
@@ -1211,35 +988,6 @@ class Lobby:
         player.table_id = None
         self._drop_if_empty(table)
         self._send_tables(player)
-
-    def _start(self, player: PlayerRecord, msg: m.Start) -> None:
-        self._table(player).start(player.player_id)
-
-    def _add_bot(self, player: PlayerRecord, msg: m.AddBot) -> dict[str, Any]:
-        return {"seat": self._table(player).add_bot(player.player_id, msg.level)}
-
-    def _remove_bot(self, player: PlayerRecord, msg: m.RemoveBot) -> None:
-        self._table(player).remove_bot(player.player_id, msg.seat)
-
-    def _end_game(self, player: PlayerRecord, msg: m.EndGame) -> None:
-        self._table(player).end(player.player_id)
-
-    def _act(self, player: PlayerRecord, msg: m.Act) -> dict[str, Any]:
-        return {"seq": self._table(player, "not_seated").act(player.player_id, msg.action)}
-
-    def _sit_out(self, player: PlayerRecord, msg: m.SitOut) -> None:
-        self._table(player, "not_seated").sit_out(player.player_id, msg.away)
-
-    def _seed_commit(self, player: PlayerRecord, msg: m.SeedCommit) -> None:
-        self._table(player, "not_seated").fair_action(player.player_id, "seed_commit", "commit", msg.commit)
-
-    def _client_seed(self, player: PlayerRecord, msg: m.ClientSeed) -> None:
-        self._table(player, "not_seated").fair_action(player.player_id, "client_seed", "seed", msg.seed)
-
-    def _chat(self, player: PlayerRecord, msg: m.Chat) -> None:
-        table = self._table(player)
-        table.check_not_removed(player.player_id)
-        table.audience.chat(player.player_id, player.name, msg.text)
 
     # ------------------------------------------------------------ moderation: mutes, removals, notices
 
@@ -1397,24 +1145,21 @@ class Lobby:
     def _stats(self, player: PlayerRecord, msg: m.Stats) -> dict[str, Any]:
         return self.health()
 
-    def _offer_rematch(self, player: PlayerRecord, msg: m.OfferRematch) -> None:
-        rematch.offer(self._table(player), player.player_id)
-
-    def _answer_rematch(self, player: PlayerRecord, msg: m.AnswerRematch) -> None:
-        rematch.answer(self._table(player), player.player_id, msg.accept)
-
     def _archived(name: str) -> Callable[..., Any]:  # type: ignore[misc]
         """A request the archive answers (server.archive)."""
         return lambda lobby, player, msg: getattr(lobby.archive, name)(player, msg)
 
+    # Which method answers each request (Dispatch._handle looks it up); the tables' own requests are Seating's.
     _handlers: dict[type, Callable[..., Any]] = {
-        m.ListTables: _list_tables, m.CreateTable: _create_table, m.Join: _join, m.Watch: _watch,
-        m.Leave: _leave, m.Start: _start, m.AddBot: _add_bot, m.RemoveBot: _remove_bot,
-        m.EndGame: _end_game, m.Act: _act, m.SitOut: _sit_out, m.ClientSeed: _client_seed, m.SeedCommit: _seed_commit,
-        m.Chat: _chat, m.History: _archived("history"),
+        m.ListTables: _list_tables, m.CreateTable: _create_table, m.Join: Seating._join, m.Watch: Seating._watch,
+        m.Leave: _leave, m.Start: Seating._start, m.AddBot: Seating._add_bot, m.RemoveBot: Seating._remove_bot,
+        m.EndGame: Seating._end_game, m.Act: Seating._act, m.SitOut: Seating._sit_out,
+        m.ClientSeed: Seating._client_seed, m.SeedCommit: Seating._seed_commit,
+        m.Chat: Seating._chat, m.History: _archived("history"),
         m.Ping: _ping, m.Stats: _stats, m.PastRounds: _archived("past_rounds"), m.PastGames: _archived("past_games"),
         m.Replay: _archived("replay"), m.Leaderboard: _archived("leaderboard"),
-        m.SetHidden: _archived("set_hidden"), m.OfferRematch: _offer_rematch, m.AnswerRematch: _answer_rematch,
+        m.SetHidden: _archived("set_hidden"), m.OfferRematch: Seating._offer_rematch,
+        m.AnswerRematch: Seating._answer_rematch,
         m.Mute: _mute, m.Mutes: _mutes, m.RemovePlayer: _remove_player, m.Notices: _notices,
         m.ListOnline: _list_online, m.Invite: _invite,
     }
@@ -1449,11 +1194,6 @@ class Lobby:
             log.info("store: %d commits", self.store.commits)
             self.store.close()
 
-_READ_ONLY = frozenset({m.ListTables, m.History, m.Ping, m.Stats, m.PastRounds, m.PastGames, m.Replay, m.Leaderboard,
-                        m.Mutes, m.Notices, m.ListOnline, m.Invite})
-"""Requests that never write: no lock needed."""
-_PASSIVE = frozenset({m.Ping, m.ListOnline})
-"""Requests a client sends by itself (a heartbeat, a refresh): they do not make a player less idle."""
 ONLINE_ORDER = {"lobby": 0, "watching": 1, "seated": 2}
 
 
