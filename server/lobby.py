@@ -26,11 +26,21 @@ what the table's game asks (its ``GameType.buy_in``; their whole balance if
 smaller, never less than the game's least) when the game starts, and their
 final stack returns to their balance when the game is over.
 
-The lobby is made of modules with one job each: :mod:`server.lobby_dispatch` (each request to its
-handler, one reply each), :mod:`server.lobby_seats` (finding, joining and watching a table, and the
-requests handed to it), :mod:`server.lobby_chips` (balances, buy-ins and cash-outs); this module
-keeps the units of work and their delivery, sessions, who is online and invitations, moderation and
-the operator's requests, and the table limits (``MAX_TABLES``, ``MAX_HELD_SEATS``).
+The lobby is made of modules with one job each:
+
+* :mod:`server.lobby_delivery` -- units of work and the delivery of what they owe (durable before ok);
+* :mod:`server.lobby_dispatch` -- each request to its handler, one reply each;
+* :mod:`server.lobby_sessions` -- ``hello``, names, takeovers, disconnects;
+* :mod:`server.lobby_seats` -- finding, joining and watching a table, and the requests handed to it;
+* :mod:`server.lobby_chips` -- balances, buy-ins and cash-outs;
+* :mod:`server.lobby_pushes` -- the lobby's state pushes, coalesced per connection;
+* :mod:`server.lobby_online` -- who is online;
+* :mod:`server.lobby_moderation` -- mutes, removals, notices, bans, announcements;
+
+this module holds what a player and a connection are (:class:`PlayerRecord`, :class:`Session`), the
+restore, the timers (sweep, prune, reaping), the table list and the limits tests and operators tune
+(``MAX_TABLES``, ``MAX_HELD_SEATS``, ``TABLES_PUSH_INTERVAL``, ``INVITE_TTL``), table creation and
+the rematch, invitations, and the dispatch table (``Lobby._handlers``).
 """
 
 from __future__ import annotations
@@ -39,14 +49,11 @@ import asyncio
 import concurrent.futures
 import dataclasses
 import functools
-import hmac
 import ipaddress
 import itertools
 import logging
 import os
-import secrets
 import sqlite3
-import time
 from collections import deque
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Callable, Protocol
@@ -56,17 +63,22 @@ from engine.records import Record
 from protocol import messages as m
 
 from .archive import Archive
-from .moderation import Ban, Moderation
+from .moderation import Moderation
 from .errors import RequestError, StoreBusy, StoreError
 from .limits import Backoff, PeerLog, TokenBucket
 from .pacing import BUSY_RETRY
 from .rounds import HISTORY_KEEP
 from .keys import ServerKey
 from .lobby_chips import Balances
+from .lobby_delivery import _Delivery, _UnitOfWork, Delivery
 from .lobby_dispatch import BUSY_MESSAGE, Dispatch
+from .lobby_moderation import Moderating
+from .lobby_online import Presence
+from .lobby_pushes import LobbyPushes
 from .lobby_seats import CODE_TRIES_PER_PLAYER, CODE_TRIES_PER_TABLE, Seating  # noqa: F401  (importers' names)
+from .lobby_sessions import Sessions
 from .table import SeatInfo, Table, TableConfig, complete_settings
-from .text import CHAT_MAX, NAME_MAX, TABLE_NAME_MAX, clean_name, clean_table_name, clean_text, name_problem
+from .text import TABLE_NAME_MAX, clean_table_name
 from .tokens import secret_hash
 
 if TYPE_CHECKING:
@@ -82,7 +94,6 @@ TABLES_PUSH_INTERVAL = 0.5  # seconds between lobby list pushes (PROTOCOL.md: ab
 FEATURES = ("mute", "notices", "remove_player", "list_online", "invite")  # the list_tables result's features:
 # the requests added within version 2 that a client may send only to a server that lists them
 ONLINE_PUSH_INTERVAL = 2.0  # seconds between checks of who is online, pushed when it changed (PROTOCOL.md online)
-LOBBY_FLUSH_RETRY = 0.1  # seconds: how soon a lobby state owed to a connection still writing is offered again
 IDLE_AFTER = 300.0  # seconds without doing anything (a request but ping, list_online) before a player shows idle
 INVITE_TTL = 60.0  # an invitation lets its player in (without a private code) this long
 INVITE_EVERY, INVITE_BURST = 10.0, 3  # a host sends at most 3 invitations at once, then one per 10 s
@@ -209,7 +220,7 @@ class Gateway:
     local: bool  # it listens on loopback only: reachable from this machine alone
 
 
-class Lobby(Dispatch, Seating, Balances):
+class Lobby(Delivery, LobbyPushes, Presence, Sessions, Moderating, Dispatch, Seating, Balances):
     def __init__(self, config: LobbyConfig, server_name: str) -> None:
         self.config = config
         self.server_name = server_name
@@ -264,137 +275,6 @@ class Lobby(Dispatch, Seating, Balances):
         return self.config.seed is not None
 
     # ------------------------------------------------------------ durability
-
-    def atomic(self) -> "_UnitOfWork":
-        """One unit of work: its writes commit together before its messages are sent.
-
-        Re-entrant; the outermost unit commits. Writes mirror changes already
-        made in memory, so they are committed even if the unit raised.
-        """
-        return self._unit
-
-    def _unit_done(self) -> None:
-        if self.store is None or not self.config.group_commit:
-            self._commit_and_flush()
-        elif self._commit_pending or self._in_flight is not None:
-            pass  # this unit's writes and messages join the next commit
-        elif self.store.pending:
-            self._commit_pending = True
-            asyncio.get_running_loop().call_soon(self._group_commit)
-        else:
-            self._commit_and_flush()  # nothing to make durable: send now
-
-    def _group_commit(self) -> None:
-        if self._commit_pending and self._in_flight is None:
-            self._commit_pending = False
-            self._commit_and_flush()
-
-    def _held(self) -> bool:
-        """Messages wait: a unit is running, or a commit they may depend on is pending or in flight."""
-        return bool(self._depth) or self._commit_pending or self._in_flight is not None
-
-    def touched(self, table: Table) -> None:
-        """``table``'s game changed in this unit: checkpoint it before the commit."""
-        self._touched[table.table_id] = table
-
-    def _commit_and_flush(self) -> None:
-        """Commit what the units since the last flush wrote, and send what they owe once it is durable:
-        in the writer thread with ``group_commit`` (the messages are built now and sent by
-        :meth:`_committed`), else here and now."""
-        outbox, self._outbox = self._outbox, []
-        touched, self._touched = self._touched, {}
-        dirty, self._dirty = self._dirty, {}
-        actors, self._actors = self._actors, []
-        commit = None
-        if self.store is not None and self.store.pending:
-            try:
-                for table in touched.values():
-                    table.save_checkpoint()
-                if self.config.group_commit and not self._closing:  # a shutdown commits here, and waits
-                    commit = self.store.submit()
-                else:
-                    self.store.commit()
-            except (sqlite3.Error, StoreError) as exc:
-                self.config.on_fatal(exc)
-                raise
-        delivery = self._deliveries(outbox, dirty, actors, eager=commit is None)
-        if commit is None:
-            delivery.send()
-            return
-        self._in_flight = commit, delivery
-        loop = asyncio.get_running_loop()
-        commit.add_done_callback(lambda done: loop.call_soon_threadsafe(self._committed, done, delivery))
-
-    def _committed(self, commit: "concurrent.futures.Future[None]", delivery: "_Delivery") -> None:
-        """The writer thread made a transaction durable: send what it owed, then hand over the next."""
-        if self._in_flight is None or self._in_flight[1] is not delivery:
-            return  # done already (the shutdown waited for it)
-        self._in_flight = None
-        failure = commit.exception()
-        if failure is not None:  # nothing this transaction's units produced may go out
-            self.config.on_fatal(failure)
-            return
-        delivery.send()
-        assert self.store is not None
-        if self._commit_pending or self._outbox or self._dirty or self.store.pending:
-            self._commit_pending = False
-            self._commit_and_flush()
-
-    def _deliveries(self, outbox: list[tuple[str, m.Message, Session | None, bool]], dirty: dict[str, Table],
-                    actors: list[str], eager: bool = False) -> "_Delivery":
-        """Build (and encode) every message a flush sends, in order; ``eager`` (nothing waits for a
-        commit): each burst leaves as soon as it is built, so a reply does not wait for the views of
-        everyone else at the table.
-
-        Whoever asked is answered first: the reply leaves at once (it is what
-        they wait for; the protocol lets it precede the pushes it caused),
-        then their other messages (a chat line, a table list), events and
-        view, then everyone else's. Views are built here, once per member,
-        from the state after every change of this unit (or group).
-        """
-        self._plan = delivery = _Delivery(eager)
-        heard: dict[str, list[Table]] = {}  # who hears which of the tables (a group commit holds many)
-        for table in dirty.values():
-            for member, _ in table.audience.members():
-                heard.setdefault(member, []).append(table)
-        owed: dict[str, list[tuple[str, m.Message, Session | None, bool]]] = {actor: [] for actor in actors}
-        for entry in outbox:
-            if entry[0] in owed:
-                owed[entry[0]].append(entry)
-        try:
-            for actor, mine in owed.items():  # once each, however many requests they sent in this group
-                for entry in sorted(mine, key=lambda entry: not entry[3]):  # replies first
-                    self._deliver_entry(entry)
-                delivery.burst()
-                for table in heard.get(actor, ()):
-                    table.audience.flush(only=actor)
-                delivery.burst()
-            for entry in outbox:
-                if entry[0] not in owed:
-                    self._deliver_entry(entry)
-            for table in dirty.values():
-                table.audience.flush()
-                table.audience.flushed()
-        finally:
-            self._plan = None
-        return delivery
-
-    def _push(self, session: Session, message: m.Message) -> None:
-        if self._plan is not None:
-            self._plan.add(session, message)
-        else:
-            session.push(message)
-
-    def _deliver_entry(self, entry: tuple[str, m.Message, Session | None, bool]) -> None:
-        session = entry[2]
-        if session is not None and not session.closed:
-            self._push(session, entry[1])
-
-    def table_dirty(self, table: Table) -> None:
-        """``table`` has news for its members: send it with the next flush (now, outside a unit)."""
-        self._dirty[table.table_id] = table
-        if not self._held():
-            self._commit_and_flush()
 
     def _restore(self) -> None:
         """Load players and every open table as they were; deadlines start afresh."""
@@ -533,16 +413,6 @@ class Lobby(Dispatch, Seating, Balances):
 
     # ------------------------------------------------------------ Hub for tables
 
-    def send(self, player_id: str, message: m.Message) -> None:
-        """Send ``message`` to the player's session, after the commit it may depend on: to the
-        session connected now (one that replaces it meanwhile gets its own welcome and view)."""
-        player = self.players.get(player_id)
-        session = player.session if player is not None else None
-        if self._plan is None and self._held():
-            self._outbox.append((player_id, message, session, False))
-        elif session is not None:
-            self._push(session, message)
-
     def is_connected(self, player_id: str) -> bool:
         player = self.players.get(player_id)
         return player is not None and player.session is not None
@@ -556,83 +426,7 @@ class Lobby(Dispatch, Seating, Balances):
         delay = max(0.0, self._tables_pushed_at + TABLES_PUSH_INTERVAL - loop.time())
         loop.call_later(delay, self._push_tables)
 
-    def _push_tables(self) -> None:
-        self._tables_push_pending = False
-        self._tables_pushed_at = asyncio.get_running_loop().time()
-        self._owe("tables", [p for p in self.players.values() if p.session is not None and p.table_id is None])
-
     # ------------------------------------------------------------ the lobby's state pushes, per connection
-
-    def _owe(self, kind: str, players: list[PlayerRecord]) -> None:
-        """``players`` are owed the newest ``kind`` ("tables" or "online"): send it to each connection that
-        keeps up, once any commit it may depend on is durable (like every push)."""
-        for player in players:
-            player.lobby_owed.add(kind)
-            self._owing[player.player_id] = player
-        if players:
-            self._flush_lobby_soon()
-
-    def _flush_lobby_soon(self) -> None:
-        """Flush the owed lobby states once what is written so far is durable (at once if nothing waits)."""
-        if not self._flush_waits:
-            self._flush_waits = True
-            self.after_commit(self._flush_lobby)
-
-    def _flush_lobby(self) -> None:
-        """Send each connection owed a lobby state the newest one, built now (once for all), unless that
-        connection has it already; one whose earlier messages still wait to be written (a slow reader)
-        is left owing, and offered the then newest state again shortly: it is never queued one stale list
-        after another, and the last state always reaches it. Views and events are not sent here: nothing
-        a player's own table sends waits for this."""
-        self._flush_waits = False
-        if self._held():  # a commit is pending or in flight: what it makes true goes out first
-            self._flush_lobby_soon()
-            return
-        built: dict[str, tuple[m.Message, bytes]] = {}
-        for player_id, player in list(self._owing.items()):
-            session = player.session
-            for kind in sorted(player.lobby_owed):
-                if session is None or session.closed or player.table_id is not None \
-                        or (kind == "online" and not player.follows):
-                    player.lobby_owed.discard(kind)  # no longer in the lobby (or listening): nothing owed
-                    continue
-                if getattr(session, "backlog", _no_backlog)():
-                    continue
-                if kind not in built:
-                    built[kind] = self._lobby_state(kind)
-                message, encoded = built[kind]
-                player.lobby_owed.discard(kind)
-                if player.lobby_sent.get(kind) != encoded:
-                    player.lobby_sent[kind] = encoded
-                    session.push(message, encoded)
-            if not player.lobby_owed:
-                del self._owing[player_id]
-        if self._owing:
-            self._retry_lobby_flush()
-
-    def _retry_lobby_flush(self) -> None:
-        if self._lobby_flush is None and not self._closing:
-            self._lobby_flush = asyncio.get_running_loop().call_later(LOBBY_FLUSH_RETRY, self._lobby_retry)
-
-    def _lobby_retry(self) -> None:
-        self._lobby_flush = None
-        self._flush_lobby_soon()
-
-    def _lobby_state(self, kind: str) -> tuple[m.Message, bytes]:
-        """The lobby's ``kind`` state now, and its bytes (encoded once, for every connection)."""
-        if kind == "tables":
-            message: m.Message = m.Tables(tables=self.summaries())
-        else:
-            players, total = self.online()
-            message = m.Online(players=tuple(players), total=total)
-        return message, m.encode(message)
-
-    def _send_tables(self, player: PlayerRecord) -> None:
-        """The table list now, to a player who comes (back) to the lobby: it is what they are owed."""
-        message, encoded = self._lobby_state("tables")
-        player.lobby_owed.discard("tables")
-        player.lobby_sent["tables"] = encoded
-        self.send(player.player_id, message)
 
     def table_finished(self, table: Table) -> None:
         """A finished table stays for its standings until everyone has left."""
@@ -666,60 +460,6 @@ class Lobby(Dispatch, Seating, Balances):
 
     # ------------------------------------------------------------ sessions
 
-    def hello(self, session: Session, msg: m.Hello) -> m.Welcome:
-        """Greet a new session, or resume a known player by token (raises RequestError if refused).
-
-        The welcome goes out like a reply, after the commit that makes it true
-        (a new player is durable before their token leaves), followed by what
-        brings the session up to date. Messages held for a commit were meant
-        for the sessions that existed when they were made: none reaches this
-        session before its welcome.
-        """
-        with self.atomic():
-            player = self.player_for_token(msg.token) if msg.token else None
-            was_offline = player is not None and player.session is None  # (not: taken over from elsewhere)
-            welcome = self._hello(session, msg)
-            self._actors.append(welcome.player_id)
-            self._outbox.append((welcome.player_id, welcome, session, True))
-            self._welcomed(welcome.player_id, was_offline)
-        return welcome
-
-    def _hello(self, session: Session, msg: m.Hello) -> m.Welcome:
-        if self._closing:
-            raise RequestError("shutting_down", "the server is shutting down")
-        refusal = self.moderation.refusal(host=session.host)
-        if msg.token:
-            player = self.player_for_token(msg.token)
-            if player is None:
-                raise RequestError("bad_token", "that resume token is not valid on this server")
-            refusal = refusal or self.moderation.refusal(player_id=player.player_id)
-        if refusal is not None:
-            raise RequestError("banned", refusal)
-        if msg.token:
-            if player.session is not None and player.session is not session:
-                player.session.close_with("replaced", "you connected again from elsewhere")
-            self._unique_name(player)
-            resumed, token = True, msg.token
-        else:
-            name = clean_name(msg.name)
-            problem = self.name_refusal(name)
-            if problem:
-                raise RequestError("bad_name", problem)
-            player_id, secret = secrets.token_hex(8), secrets.token_urlsafe(24)
-            player = self._add_player(player_id, name, secret)
-            resumed, token = False, f"{player_id}_{secret}"
-        player.session = session
-        player.notices = False  # this connection has not asked for them (yet)
-        player.follows = False  # (a new connection: it asks list_online if it wants the pushes)
-        player.lobby_sent, player.lobby_owed = {}, set()  # (nor has it been sent any lobby state)
-        player.active_at = asyncio.get_running_loop().time()
-        table = self.tables.get(player.table_id) if player.table_id else None
-        seat = table.seat_of(player.player_id) if table else None
-        return m.Welcome(
-            id=msg.id, version=m.PROTOCOL_VERSION, server=self.server_name, player_id=player.player_id,
-            token=token, resumed=resumed, table_id=table.table_id if table else None, seat=seat,
-        )
-
     def _add_player(self, player_id: str, name: str, secret: str) -> PlayerRecord:
         """A new identity, durable with this unit of work, granted ``starting_balance``."""
         if not self.reserve():
@@ -730,99 +470,6 @@ class Lobby(Dispatch, Seating, Balances):
             self.store.add_player(player_id, name, player.secret_sha256, player.balance)
         self.players[player_id] = player
         return player
-
-    def adopt(self, player_id: str, name: str, secret: str) -> None:
-        """A gateway's identity (an SSH key's): created with this id and secret unless it exists, so
-        the token ``<player_id>_<secret>`` resumes it. Raises RequestError (bad_name, busy) if it cannot."""
-        if player_id in self.players:
-            return
-        with self.atomic():
-            name = clean_name(name)
-            problem = self.name_refusal(name)
-            if problem:
-                raise RequestError("bad_name", problem)
-            self._add_player(player_id, name, secret)
-        self._group_commit()
-
-    def name_refusal(self, name: str) -> str | None:
-        """Why a new player may not take the cleaned ``name`` now (``bad_name``), or None (§8.1)."""
-        return name_problem(name) or self._name_in_use(name)
-
-    def _name_in_use(self, name: str, player: PlayerRecord | None = None) -> str | None:
-        """Names are unique among players online (connected, or holding a seat): why ``name`` is taken, if it is."""
-        folded = name.casefold()
-        for other in self.players.values():
-            if other is not player and other.name.casefold() == folded and (
-                    other.session is not None or self._holds_seat(other)):
-                return f"{name!r} is in use by another player on this server now; choose another name"
-        return None
-
-    def _holds_seat(self, player: PlayerRecord) -> bool:
-        return any(t.seat_of(player.player_id) is not None for t in self.tables.values())
-
-    def _unique_name(self, player: PlayerRecord) -> None:
-        """A returning player whose name another player took meanwhile is told apart by a number: "Ann 2"."""
-        if self._name_in_use(player.name, player) is None:
-            return
-        base = player.name[:NAME_MAX - 3]
-        player.name = next(n for k in itertools.count(2) if self._name_in_use(n := f"{base} {k}", player) is None)
-        if self.store is not None:
-            self.store.rename_player(player.player_id, player.name)
-
-    def player_for_token(self, token: str) -> PlayerRecord | None:
-        """The player this resume token is, or None (unknown, expired, or not a token at all)."""
-        player_id, _, secret = token.partition("_")
-        player = self.players.get(player_id)
-        if player is None or not hmac.compare_digest(player.secret_sha256, secret_hash(secret)):
-            return None
-        return player
-
-    def _welcomed(self, player_id: str, was_offline: bool = False) -> None:
-        """After the welcome: bring the session up to date (``was_offline``: a player coming back whose
-        connection had dropped; their table is told)."""
-        player = self.players[player_id]
-        table = self.tables.get(player.table_id) if player.table_id else None
-        if table is None:
-            self._send_tables(player)
-            return
-        with self.atomic():
-            seat = table.seat_of(player_id)
-            if was_offline and seat is not None and not table.seats[seat].left:
-                table.story("online", seat)
-            table.audience.catch_up(player_id)  # the view, then the recent chat
-            table.broadcast()  # everyone sees the seat reconnect
-
-    def disconnected(self, player_id: str, session: Session) -> None:
-        player = self.players.get(player_id)
-        if player is None or player.session is not session:
-            return
-        player.session = None
-        player.last_seen = asyncio.get_running_loop().time()
-        self._disconnect(player)
-
-    def _disconnect(self, player: PlayerRecord) -> None:
-        if self._closing or player.session is not None:  # a shutdown is not a goodbye; or they are back
-            return
-        with self.atomic():
-            if not self.reserve():
-                asyncio.get_running_loop().call_later(BUSY_RETRY, self._disconnect, player)
-                return
-            self._disconnected(player)
-
-    def _disconnected(self, player: PlayerRecord) -> None:
-        player_id = player.player_id
-        table = self.tables.get(player.table_id) if player.table_id else None
-        if table is not None:
-            seat = table.seat_of(player_id)
-            if seat is None or table.game is None:
-                table.leave(player_id, offline=True)  # spectators and pre-game seats are not held
-                player.table_id = None
-                self._drop_if_empty(table)
-            else:
-                if not table.seats[seat].left:
-                    table.story("offline", seat)
-                table.broadcast()  # seat held; others see the connection state
-        self.tables_changed()
 
     # ------------------------------------------------------------ requests
 
@@ -894,47 +541,6 @@ class Lobby(Dispatch, Seating, Balances):
 
     # ------------------------------------------------------------ who is online, invitations
 
-    def online(self) -> tuple[list[m.OnlinePlayer], int]:
-        """Who is online (connected), as anyone may know it: at most ``MAX_ONLINE``, those in the lobby first
-        (whom a host can invite), then those watching, then those seated, each by name; and how many in all.
-
-        A seated player's table is shown (the lobby's list names a table's seated players, private or not);
-        a spectator's only if the table is not private (nothing else tells who watches a private table)."""
-        now = asyncio.get_running_loop().time()
-        idle_after = self.config.idle_after
-        found = []
-        for player in self.players.values():
-            if player.session is None:
-                continue
-            table = self.tables.get(player.table_id) if player.table_id else None
-            seat = table.seat_of(player.player_id) if table is not None else None
-            if table is None:
-                where, table_id, away = "lobby", None, False
-            elif seat is not None:
-                where, table_id, away = "seated", table.table_id, table.played_for(table.seats[seat])
-            else:
-                where, away = "watching", False
-                table_id = None if table.private_code is not None else table.table_id
-            found.append((ONLINE_ORDER[where], player.name.casefold(), m.OnlinePlayer(
-                name=player.name, where=where, table_id=table_id, away=away, idle=now - player.active_at >= idle_after)))
-        found.sort(key=lambda entry: entry[:2])
-        return [entry[2] for entry in found[:m.MAX_ONLINE]], len(found)
-
-    def _list_online(self, player: PlayerRecord, msg: m.ListOnline) -> dict[str, Any]:
-        player.follows = True
-        players, total = self.online()
-        player.lobby_owed.discard("online")  # (the answer is the newest: a push of the same is not sent)
-        player.lobby_sent["online"] = m.encode(m.Online(players=tuple(players), total=total))
-        return {"players": [p.to_wire() for p in players], "total": total}
-
-    def _push_online(self) -> None:
-        """Every ``online_interval``: the players online, to each follower in the lobby whose connection was
-        last sent (or answered) another list (_flush_lobby)."""
-        loop = asyncio.get_running_loop()
-        self._online_timer = loop.call_later(self.config.online_interval, self._push_online)
-        self._owe("online", [p for p in self.players.values()
-                             if p.follows and p.session is not None and p.table_id is None])
-
     def _invite(self, player: PlayerRecord, msg: m.Invite) -> None:
         table = self._table(player)
         table.require_host(player.player_id)
@@ -991,153 +597,7 @@ class Lobby(Dispatch, Seating, Balances):
 
     # ------------------------------------------------------------ moderation: mutes, removals, notices
 
-    def _mute(self, player: PlayerRecord, msg: m.Mute) -> dict[str, Any]:
-        """Mute (or unmute) a player by the name this player sees; kept with the player."""
-        if msg.muted:
-            target = self._named(player, msg.name)
-            if target.player_id == player.player_id:
-                raise RequestError("bad_target", "you cannot mute yourself")
-            self.moderation.mute(player.player_id, target.player_id, True)
-            return {"name": target.name, "muted": True}
-        folded = clean_name(msg.name).casefold()
-        muted = [p for p in self.moderation.muted_by(player.player_id)
-                 if p in self.players and self.players[p].name.casefold() == folded]
-        if not muted:
-            raise RequestError("no_such_player", f"you have muted nobody called {clean_name(msg.name)!r}")
-        for target_id in muted:
-            self.moderation.mute(player.player_id, target_id, False)
-        return {"name": self.players[muted[0]].name, "muted": False}
-
-    def _mutes(self, player: PlayerRecord, msg: m.Mutes) -> dict[str, Any]:
-        return {"names": sorted((self.players[p].name for p in self.moderation.muted_by(player.player_id)
-                                 if p in self.players), key=str.casefold)}
-
-    def _named(self, player: PlayerRecord, name: str) -> PlayerRecord:
-        """The player called ``name`` as ``player`` sees them: at their table (seated, watching, or a line of
-        its recent chat), else online; ``no_such_player`` if there is none."""
-        folded = clean_name(name).casefold()
-        table = self.tables.get(player.table_id) if player.table_id else None
-        candidates: list[str] = []
-        if table is not None:
-            candidates += [i.player_id for i in table.seats.values() if i.player_id is not None]
-            candidates += sorted(table.spectators)
-            candidates += [speaker for _, speaker in reversed(table.audience.chat_log) if speaker is not None]
-        candidates += [p.player_id for p in self.players.values() if p.session is not None or self._holds_seat(p)]
-        for player_id in candidates:
-            found = self.players.get(player_id)
-            if found is not None and folded and found.name.casefold() == folded:
-                return found
-        raise RequestError("no_such_player", f"there is no player called {clean_name(name)!r} here")
-
-    def _remove_player(self, player: PlayerRecord, msg: m.RemovePlayer) -> dict[str, Any]:
-        table = self._table(player)
-        table.require_host(player.player_id)
-        folded = clean_name(msg.name).casefold()
-        members = [i.player_id for i in table.seats.values() if i.player_id is not None] + sorted(table.spectators)
-        target = next((self.players[p] for p in members if p in self.players and folded
-                       and self.players[p].name.casefold() == folded), None)
-        if target is None:
-            raise RequestError("no_such_player", f"nobody called {clean_name(msg.name)!r} is at this table "
-                                                 "(a bot leaves with remove_bot)")
-        now = table.remove(player.player_id, target.player_id, target.name)
-        return {"name": target.name, "at_round_end": not now}
-
-    def removed_from(self, table: Table, player_id: str) -> None:
-        """The host removed ``player_id`` from ``table`` (Hub): back in the lobby, told why."""
-        player = self.players.get(player_id)
-        if player is None or player.table_id != table.table_id:
-            return
-        player.table_id = None
-        self._send_tables(player)
-        self.notice(player, "removed", f"the host of table {table.table_id} ({table.name}) removed you from it")
-
-    def hears(self, listener: str, speaker: str | None) -> bool:
-        """Does ``listener`` hear what ``speaker`` writes at a table (Hub; None: the server)?"""
-        return self.moderation.hears(listener, speaker)
-
-    def notice(self, player: PlayerRecord, kind: str, text: str) -> None:
-        """Tell ``player`` something wherever they are: a ``notice`` if their connection asked for them."""
-        if player.session is not None and player.notices:
-            self.send(player.player_id, m.Notice(kind=kind, text=text, ts=int(time.time() * 1000)))
-
-    def _notices(self, player: PlayerRecord, msg: m.Notices) -> None:
-        player.notices = msg.on
-
     # ------------------------------------------------------------ the operator (server.operator)
-
-    def ban(self, ban: Ban) -> tuple[bool, int]:
-        """Store ``ban`` and apply it to whoever is online: their connections get ``bye`` ``banned``
-        after the commit, and a banned player leaves their tables (seats held in a running game are
-        played for them). Returns (new, connections closed). Raises RequestError (busy)."""
-        with self.atomic():
-            if not self.reserve():
-                raise RequestError("busy", BUSY_MESSAGE)
-            new = self.moderation.add(ban)
-            hit = [p for p in self.players.values() if self._banned_now(p, ban)]
-            for player in hit:
-                for table in [t for t in self.tables.values()
-                              if t.seat_of(player.player_id) is not None or player.player_id in t.spectators]:
-                    table.leave(player.player_id)
-                    self._drop_if_empty(table)
-                player.table_id = None
-            self.tables_changed()
-        closing = [p.session for p in hit if p.session is not None]
-        self.after_commit(lambda: self._close_banned(closing, ban))
-        return new, len(closing)
-
-    def _banned_now(self, player: PlayerRecord, ban: Ban) -> bool:
-        if ban.kind == "player":
-            return player.player_id == ban.value
-        if ban.kind == "key":
-            return player.player_id == self.moderation.key_player(ban.value)
-        session = player.session
-        return session is not None and self.moderation.find(host=session.host) is not None
-
-    def _close_banned(self, sessions: list[Session], ban: Ban) -> None:
-        for session in sessions:
-            session.close_with("banned", ban.refusal())
-        self.moderation.announce(ban)
-
-    def unban(self, kind: str, value: str) -> Ban | None:
-        with self.atomic():
-            if not self.reserve():
-                raise RequestError("busy", BUSY_MESSAGE)
-            return self.moderation.remove(kind, value)
-
-    def announce(self, text: str) -> int:
-        """The operator's line to everyone online: a ``notice`` where asked for, else a ``Server`` chat line at
-        their table (players in the lobby with no notices hear nothing). Returns how many were told."""
-        text = clean_text(text, CHAT_MAX + 1)
-        if not text or len(text) > CHAT_MAX:
-            raise RequestError("too_long" if text else "bad_message",
-                               f"an announcement is 1 to {CHAT_MAX} characters once cleaned")
-        told = 0
-        now = int(time.time() * 1000)
-        for player in self.players.values():
-            if player.session is None:
-                continue
-            if player.notices:
-                self.send(player.player_id, m.Notice(kind="announcement", text=text, ts=now))
-            elif player.table_id is not None and player.table_id in self.tables:
-                self.send(player.player_id, m.ChatMessage(table_id=player.table_id, seat=None, name=m.SERVER_NAME,
-                                                          text=text, ts=now))
-            else:
-                continue
-            told += 1
-        return told
-
-    async def durable(self) -> None:
-        """Return once everything written so far is committed."""
-        done = asyncio.get_running_loop().create_future()
-        self.after_commit(lambda: done.done() or done.set_result(None))
-        await done
-
-    def after_commit(self, callback: Callable[[], None]) -> None:
-        """Run ``callback`` once everything written so far is durable (at once if nothing waits)."""
-        if self._held():
-            self._outbox.append(("", m.Ping(id=0), _Callback(callback), False))  # type: ignore[arg-type]
-        else:
-            callback()
 
     def _ping(self, player: PlayerRecord, msg: m.Ping) -> None:
         return None
@@ -1160,8 +620,9 @@ class Lobby(Dispatch, Seating, Balances):
         m.Replay: _archived("replay"), m.Leaderboard: _archived("leaderboard"),
         m.SetHidden: _archived("set_hidden"), m.OfferRematch: Seating._offer_rematch,
         m.AnswerRematch: Seating._answer_rematch,
-        m.Mute: _mute, m.Mutes: _mutes, m.RemovePlayer: _remove_player, m.Notices: _notices,
-        m.ListOnline: _list_online, m.Invite: _invite,
+        m.Mute: Moderating._mute, m.Mutes: Moderating._mutes, m.RemovePlayer: Moderating._remove_player,
+        m.Notices: Moderating._notices,
+        m.ListOnline: Presence._list_online, m.Invite: _invite,
     }
     del _archived
 
@@ -1193,95 +654,3 @@ class Lobby(Dispatch, Seating, Balances):
                 log.warning("could not write the tables' checkpoints at shutdown: %s", exc)
             log.info("store: %d commits", self.store.commits)
             self.store.close()
-
-ONLINE_ORDER = {"lobby": 0, "watching": 1, "seated": 2}
-
-
-def _no_backlog() -> int:
-    return 0
-
-
-class _Callback:
-    """A stand-in session in the outbox: "pushing" to it runs its callback, after the commit it waits for."""
-
-    closed = False
-    peer = host = "-"
-
-    def __init__(self, callback: Callable[[], None]) -> None:
-        self._callback = callback
-
-    def push(self, message: m.Message, encoded: bytes | None = None) -> None:
-        callback, self._callback = self._callback, lambda: None
-        callback()
-
-    def cork(self) -> bool:
-        return False
-
-    def uncork(self) -> None:
-        pass
-
-
-class _Delivery:
-    """The messages one flush sends, in order, encoded as they are added; :meth:`send` writes them
-    (``eager``: each burst is written as soon as it ends).
-
-    Each burst's messages to one session leave in one write (the session is
-    corked): the peer wakes once, not once per message.
-    """
-
-    __slots__ = ("_entries", "_encoded", "_eager")
-
-    def __init__(self, eager: bool = False) -> None:
-        self._entries: list[tuple[Session, m.Message, bytes] | None] = []  # None: a burst ends
-        # a message sent to many is encoded once (kept beside its bytes: its id stays its own)
-        self._encoded: dict[int, tuple[m.Message, bytes]] = {}
-        self._eager = eager
-
-    def add(self, session: Session, message: m.Message) -> None:
-        known = self._encoded.get(id(message))
-        if known is None:
-            known = self._encoded[id(message)] = (message, m.encode(message))
-        self._entries.append((session, message, known[1]))
-
-    def burst(self) -> None:
-        if self._eager:
-            self.send()
-        else:
-            self._entries.append(None)
-
-    def send(self) -> None:
-        entries, self._entries = self._entries, []
-        corked: list[Session] = []
-        try:
-            for entry in entries:
-                if entry is None:
-                    for session in corked:
-                        session.uncork()
-                    corked.clear()
-                    continue
-                session, message, encoded = entry
-                if session.cork():
-                    corked.append(session)
-                session.push(message, encoded)
-        finally:
-            for session in corked:
-                session.uncork()
-
-
-class _UnitOfWork:
-    """The context manager :meth:`Lobby.atomic` returns: one per lobby, as
-    units nest by depth (a plain class: every request and timer step enters two)."""
-
-    __slots__ = ("_lobby",)
-
-    def __init__(self, lobby: Lobby) -> None:
-        self._lobby = lobby
-
-    def __enter__(self) -> None:
-        self._lobby._depth += 1
-
-    def __exit__(self, *exc_info: object) -> None:
-        lobby = self._lobby
-        lobby._depth -= 1
-        if lobby._depth == 0:
-            lobby._unit_done()
