@@ -27,11 +27,9 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import os
 import statistics
 import sys
 import tempfile
-import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -46,7 +44,7 @@ from engine.rng import HashRng  # noqa: E402
 from engine.games.down_and_back.views import decision_view  # noqa: E402
 from server.store import Store  # noqa: E402
 from server.restore import checkpoint_json  # noqa: E402
-from bench_server import machine, percentile, run_workers, spawn  # noqa: E402  (this directory is the script's own)
+from bench_server import CpuWindow, machine, percentile, run_workers, spawn  # noqa: E402  (this directory is the script's own)
 
 FLAGS = ["--bot-delay", "0", "--round-pause", "0", "--seed-window", "0", "--turn-timeout", "60", "--request-rate", "100000",
          "--starting-balance", "1000000", "--max-per-address", "10000", "--new-players-per-hour", "1000000",
@@ -107,44 +105,6 @@ def bench_store(seconds: float) -> None:
 
 
 # ----------------------------------------------------------------- 2. the real server
-
-
-def cpu_seconds(pid: int) -> tuple[float, float]:
-    """A process's CPU time so far (user + system): in all, and its main thread's (the event loop's),
-    from /proc (0 where there is none)."""
-    def read(path: str) -> float:
-        try:
-            fields = open(path).read().rsplit(")", 1)[1].split()
-        except OSError:
-            return 0.0
-        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
-
-    return read(f"/proc/{pid}/stat"), read(f"/proc/{pid}/task/{pid}/stat")
-
-
-class CpuWindow:
-    """The server's CPU seconds (in all, and its event loop's) over the measured window, read by a thread
-    that sleeps until the window opens and until it closes (the workers play meanwhile)."""
-
-    def __init__(self, pid: int) -> None:
-        self.pid = pid
-        self.spent = (0.0, 0.0)
-        self._thread: threading.Thread | None = None
-
-    def watch(self, start: float, end: float) -> None:
-        def read() -> None:
-            time.sleep(max(0.0, start - time.monotonic()))
-            before = cpu_seconds(self.pid)
-            time.sleep(max(0.0, end - time.monotonic()))
-            spent = cpu_seconds(self.pid)
-            self.spent = (spent[0] - before[0], spent[1] - before[1])
-
-        self._thread = threading.Thread(target=read, daemon=True)
-        self._thread.start()
-
-    def join(self) -> None:
-        if self._thread is not None:
-            self._thread.join()
 
 
 MODES = {

@@ -288,6 +288,10 @@ async def serve(args: argparse.Namespace, store: Store | None = None) -> int:
                  "%s MB each)", args.ssh_max_sessions, args.web_max_sessions, limit,
                  "forked" if thread.forks is not None else "exec'd", os.cpu_count(),
                  capacity.session_cost_mb(thread.forks is not None))
+        # each session also holds its SSH or WebSocket connection, its pty (or pipes) beside its game connection
+        sessions = (args.ssh_max_sessions if args.ssh_port is not None else 0) + \
+            (args.web_max_sessions if args.web_port is not None else 0)
+        open_files_for(args.max_connections, FILES_PER_SESSION * sessions)
     if args.ssh_port is not None:
         gateway = await start_ssh(args, lobby, server.port, thread)
         if gateway is None:
@@ -318,6 +322,8 @@ async def serve(args: argparse.Namespace, store: Store | None = None) -> int:
             return 2
         log.info("browsers: http://%s:%s/", web_host, browser.port)
         lobby.gateway_started("web", browser.port, [web_host])
+    if hasattr(signal, "SIGUSR1") and server.monitor is not None:  # the health line now, and a new period
+        loop.add_signal_handler(signal.SIGUSR1, server.monitor.report, True)
     serving = asyncio.create_task(server.serve_forever())
     await stop.wait()
     log.info("shutting down: telling clients")
@@ -544,6 +550,36 @@ def export(argv: list[str]) -> int:
 _stop_requested: list[int] = []  # signals received before the event loop handles them
 
 
+FILES_BESIDE_CONNECTIONS = 200  # open files the server needs besides its connections: database, workers, logs
+FILES_PER_SESSION = 3  # and each SSH session or browser tab besides its game connection
+
+
+def open_files_for(max_connections: int, more: int = 0) -> None:
+    """Raise the soft limit on open files (``ulimit -n``, often 1024) to what ``--max-connections`` needs,
+    as far as the hard limit allows, so a full server refuses with ``server_full``, not by failing to
+    accept (the event loop then stops accepting anyone for a second); if the hard limit is too low, say so."""
+    try:
+        import resource
+    except ImportError:  # not POSIX: nothing to raise
+        return
+    need = max_connections + FILES_BESIDE_CONNECTIONS + more
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if soft == resource.RLIM_INFINITY or soft >= need:
+        return
+    target = need if hard == resource.RLIM_INFINITY else min(need, hard)
+    if target > soft:
+        try:
+            resource.setrlimit(resource.RLIMIT_NOFILE, (target, hard))
+            soft = target
+        except (ValueError, OSError) as exc:
+            log.warning("cannot raise the open files limit from %d to %d: %s", soft, target, exc)
+    if soft < need:
+        log.warning("--max-connections %d needs about %d open files, but this process may open only %d "
+                    "(ulimit -n; hard limit %d): raise the limit (ulimit -Hn, or LimitNOFILE= in a systemd "
+                    "unit) or lower --max-connections to %d", max_connections, need, soft, hard,
+                    max(1, soft - FILES_BESIDE_CONNECTIONS - more))
+
+
 def _note_stop(signum: int, frame: object) -> None:
     _stop_requested.append(signum)
 
@@ -567,7 +603,10 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     for sig in (signal.SIGINT, signal.SIGTERM):  # until the event loop takes over: noted, then a clean exit 0
         signal.signal(sig, _note_stop)
+    if hasattr(signal, "SIGUSR1"):  # (the health line, once the loop runs: never the default, which kills)
+        signal.signal(signal.SIGUSR1, signal.SIG_IGN)
     logging.basicConfig(level=args.log_level, stream=sys.stderr, format="%(asctime)s %(levelname)s %(message)s")
+    open_files_for(args.max_connections)
     store = None
     if not args.memory:
         try:

@@ -5,7 +5,9 @@ late each one ran (the loop's *lag*: whatever blocked it, a slow callback, a
 commit, a garbage collection). Once a minute, if there was traffic, it logs
 one INFO line: the lag's p50, p99 and max over the minute, actions and
 requests per second, connections and tables; and once more when the server
-stops, for the period since.
+stops, for the period since. dab-server also logs it at once, and begins a
+new period, on SIGUSR1 (``benchmarks/bench_server.py`` brackets its measured
+window so).
 """
 
 from __future__ import annotations
@@ -70,10 +72,10 @@ class LoopMonitor:
         self._expected = now + TICK
         self._timer = self._loop.call_at(self._expected, self._tick)
 
-    def report(self) -> None:
-        """Log the period's figures at INFO if there was traffic, and begin a new period."""
+    def report(self, always: bool = False) -> None:
+        """Log the period's figures at INFO if there was traffic (or ``always``), and begin a new period."""
         figures = self.take()
-        if figures.requests_per_s > 0 or figures.actions_per_s > 0:
+        if always or figures.requests_per_s > 0 or figures.actions_per_s > 0:
             log.info("%s", figures.line())
 
     def take(self) -> Health:
