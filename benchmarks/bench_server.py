@@ -261,39 +261,33 @@ async def _worker(kind: str, port: int, first: int, clients: int, tables: int, p
     """The round trips, the updates, the errors (a client that could not connect, be seated or play on
     counts one, and plays no more: the others go on), and the cores this process used while playing."""
     errors: list[str] = []
-    opened: list[Client | None] = []  # by position: a table's seats are counted so (None: never set up)
+    opened: list[Client] = []
+    playing: list[Client] = []
     pinging = asyncio.ensure_future(keep_alive(opened))  # from the first: setting up thousands takes a while
-    for i in range(clients):  # each says hello at once: the server drops a connection silent for 10 s
-        client = None
+    per_table = clients // tables if kind == "game" else 1
+    for t in range(tables if kind == "game" else clients):
+        # A table at a time, seated at once: a client in the lobby is pushed the table list (up to 56 KB,
+        # twice a second) while tables are made, and these read only when they wait for a reply; thousands
+        # of them waiting in the lobby would be cut off as slow readers (and nobody would play like that).
+        seated: list[Client] = []
         try:
-            client = await Client.open(port)
+            for i in range(t * per_table, (t + 1) * per_table):
+                seated.append(await Client.open(port))
+                opened.append(seated[-1])
+                if kind == "game":  # each says hello at once: the server drops a connection silent for 10 s
+                    await seated[-1].request(m.Hello(id=1, version=m.PROTOCOL_VERSION, name=f"p{first + i}",
+                                                     client="bench"))
             if kind == "game":
-                await client.request(m.Hello(id=1, version=m.PROTOCOL_VERSION, name=f"p{first + i}", client="bench"))
-        except (OSError, EOFError, SystemExit) as exc:
-            errors.append(f"setup: {type(exc).__name__}: {exc}")
-            if client is not None:
-                client.close()
-            client = None
-        opened.append(client)
-    playing = [c for c in opened if c is not None]
-    if kind == "game":
-        per_table = clients // tables
-        playing = []
-        for t in range(tables):
-            seated = opened[t * per_table:(t + 1) * per_table]
-            if None in seated:
-                continue  # a table short of a player is not started (its error is counted above)
-            try:
                 created = await seated[0].request(m.CreateTable(
                     id=1, name=f"bench {first + t * per_table}",
                     settings=m.TableSettings(seats=per_table, rules={"stack": 10**6, "ante": 1})))
                 for client in seated[1:]:
                     await client.request(m.Join(id=1, table_id=created["table_id"]))
                 await seated[0].request(m.Start(id=1))
-            except (OSError, EOFError, SystemExit) as exc:
-                errors.append(f"setup: {type(exc).__name__}: {exc}")
-                continue
-            playing += seated
+        except (OSError, EOFError, SystemExit) as exc:  # a table that could not be set up is left out
+            errors.append(f"setup: {type(exc).__name__}: {exc}")
+            continue
+        playing += seated
     await asyncio.to_thread(ready.wait, SETUP_TIMEOUT)
     await asyncio.to_thread(go.wait, SETUP_TIMEOUT)
     pinging.cancel()
@@ -307,19 +301,17 @@ async def _worker(kind: str, port: int, first: int, clients: int, tables: int, p
         await asyncio.gather(*(echo_client(c, until, pace, rtts, measure_from) for c in playing))
     cores = (time.process_time() - cpu) / max(1e-9, time.monotonic() - started)
     for client in opened:
-        if client is not None:
-            client.close()
+        client.close()
     return rtts, updates, errors, cores
 
 
-async def keep_alive(clients: list[Client | None]) -> None:
+async def keep_alive(clients: list[Client]) -> None:
     """Ping while the other workers set up: the server drops a connection silent for 60 s (the replies
     are skipped like any frame nobody waits for)."""
     while True:
         await asyncio.sleep(20)
         for client in clients:
-            if client is not None:
-                client.send({"type": "ping"})
+            client.send({"type": "ping"})
 
 
 def run_workers(kind: str, port: int, clients: int, tables: int, processes: int, pace: float, warmup: float,
@@ -594,7 +586,7 @@ async def knee(args: argparse.Namespace) -> int:
     """More and more clients, a fresh server each, until act -> own view p99 passes ``--knee-ms``; the
     count narrowed down; ``--hold`` clients, which must play without an error; a SUMMARY line."""
     per_table = args.clients // args.tables
-    whole = per_table * args.processes  # each step: whole tables, as many in each worker
+    whole = per_table  # each step: whole tables
 
     def rounded(n: int) -> int:
         return max(whole, round(n / whole) * whole)
@@ -700,9 +692,9 @@ async def main() -> int:
     parser.add_argument("--processes", type=int, default=4, help="client worker processes (default 4)")
     parser.add_argument("--knee", action="store_true", help="find the client count where act -> own view p99 "
                         "first passes --knee-ms")
-    parser.add_argument("--steps", default="400,1000,2000,3000,4000,5000,6500,8000,10000",
-                        help="--knee: the client counts tried, in order, until one is over (rounded to whole tables "
-                        "in every worker)")
+    parser.add_argument("--steps", default="400,1000,2000,3000,4000,5000,6000,7000,8000,10000,12000",
+                        help="--knee: the client counts tried, in order, until one is over (rounded to whole "
+                        "tables)")
     parser.add_argument("--knee-ms", type=float, default=50.0, help="--knee: the p99 act -> own view limit (ms)")
     parser.add_argument("--hold", type=int, default=5000, help="--knee: a count run whatever the knee, which must "
                         "play without an error (default 5000)")
