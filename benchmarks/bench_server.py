@@ -705,8 +705,9 @@ async def main() -> int:
     args = parser.parse_args()
     if args.fast:
         args.knee = True
-        args.clients, args.tables, args.processes, args.hold = 8, 2, 2, 16
+        args.clients, args.tables, args.processes = 8, 2, 2
         args.steps = args.steps if "--steps" in sys.argv else "8,16"
+        args.hold = args.hold if "--hold" in sys.argv else 16
         args.seconds = 1.0 if args.seconds is None else args.seconds
         args.warmup = 0.3 if args.warmup is None else args.warmup
     args.seconds = (10.0 if args.knee else 20.0) if args.seconds is None else args.seconds
