@@ -467,7 +467,7 @@ async def measure_game(
         sys.executable, "-m", "server", "--host", "127.0.0.1", "--port", "0", "--bot-delay", "0",
         "--round-pause", "0", "--seed-window", "0", "--turn-timeout", "120", "--max-connections", str(clients + 10), "--memory",
         "--max-per-address", str(clients + 10), "--new-players-per-hour", str(clients + 10),
-        "--data-dir", data_dir, log=log,
+        "--max-tables", str(tables + 10), "--data-dir", data_dir, log=log,
     )
     window = CpuWindow(process.pid, log)
     cores: list[float] = []

@@ -112,6 +112,9 @@ def build_parser() -> argparse.ArgumentParser:
                         f"waits for its player to come back (default {LobbyConfig.restore_grace:g})")
     parser.add_argument("--max-connections", type=positive(int), default=NetConfig.max_connections,
                         help=f"connections in all (default {NetConfig.max_connections})")
+    parser.add_argument("--max-tables", type=positive(int), default=LobbyConfig.max_tables, metavar="N",
+                        help=f"tables held at once, of every state (default {LobbyConfig.max_tables}); one more is "
+                        "refused with server_full")
     parser.add_argument("--max-per-address", type=positive(int), default=NetConfig.max_per_address, metavar="N",
                         help=f"connections from one IP address (an IPv6 /64) (default {NetConfig.max_per_address}; "
                         "raise it if players share an address, e.g. all come through an SSH gateway; the clients of "
@@ -216,7 +219,7 @@ def config_from(args: argparse.Namespace, store: Store | None = None,
     lobby = LobbyConfig(
         table=table, seed=args.seed.encode() if args.seed else None, store=store, starting_balance=args.starting_balance,
         group_commit=not args.no_group_commit, restore_grace=args.restore_grace, key=key,
-        public_host=args.public_host,
+        public_host=args.public_host, max_tables=args.max_tables,
     )
     net = NetConfig(max_connections=args.max_connections, max_per_address=args.max_per_address,
                     new_players_per_hour=args.new_players_per_hour, rate=args.request_rate,

@@ -86,7 +86,7 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
-MAX_TABLES = 500
+MAX_TABLES = 500  # tables held at once, by default (LobbyConfig.max_tables, --max-tables)
 BUSY_LOG_INTERVAL = 10.0  # s: at most one log line per this while the database stays busy
 MAX_HELD_SEATS = 3  # running games one player may have left (their seat held) before creating or joining more
 LIST_BYTES = 56 * 1024  # a table list (push or list_tables result) stays well inside the 64 KiB frame limit
@@ -202,6 +202,7 @@ class LobbyConfig:
     public_host: str | None = None  # the name friends reach this machine by (--public-host), for join lines
     idle_after: float = IDLE_AFTER
     online_interval: float = ONLINE_PUSH_INTERVAL
+    max_tables: int = MAX_TABLES
 
 
 def server_key(store: Store | None) -> ServerKey:
@@ -495,7 +496,7 @@ class Lobby(Delivery, LobbyPushes, Presence, Sessions, Moderating, Dispatch, Sea
                                "them, or wait for its game to end, before sitting at another table")
 
     def _create_table(self, player: PlayerRecord, msg: m.CreateTable) -> dict[str, Any]:
-        if len(self.tables) >= MAX_TABLES:
+        if len(self.tables) >= self.config.max_tables:
             raise RequestError("server_full", "this server has as many tables as it can hold")
         settings, rules = complete_settings(msg.settings)  # the game's defaults filled in, its limits checked
         self._can_sit(player, settings.game, rules)
@@ -516,7 +517,7 @@ class Lobby(Delivery, LobbyPushes, Presence, Sessions, Moderating, Dispatch, Sea
         seated = [old.seats[s] for s in sorted(offer.answers) if s in old.seats]
         try:
             old.check_chips(seated)
-            if len(self.tables) >= MAX_TABLES:
+            if len(self.tables) >= self.config.max_tables:
                 raise RequestError("server_full", "this server has as many tables as it can hold")
         except RequestError as exc:
             offer.cancel(None, f"the rematch cannot start: {exc.message}")

@@ -274,7 +274,7 @@ async def _(env: Env) -> None:
 
 @provokes("create_table", "server_full")
 async def _(env: Env) -> None:
-    env.monkeypatch.setattr(lobby_module, "MAX_TABLES", 0)
+    env.lobby.config.max_tables = 0
     async with env.connect("ann") as ann:
         assert await failure(ann.request(m.CreateTable, name="t", settings=m.TableSettings(rules={"ante": 5, "stack": 1}))) \
             == "server_full"  # before the settings

@@ -242,3 +242,24 @@ async def test_sitting_out_is_auto_played_and_coming_back_works(server, connect)
         await ann.wait_for(lambda: table.game.players[bob_seat].in_round or table.game.phase == "over", 20)
         bob_playing = asyncio.ensure_future(autoplay(bob, 3))
         await asyncio.wait_for(asyncio.gather(playing, bob_playing), 30)
+
+
+async def test_the_operator_sets_the_table_limit_past_500_and_the_list_still_fits_its_frame(server, connect):
+    """5,000 players four to a table need 1,250 tables (benchmarks/bench_server.py --knee): ``--max-tables``
+    (LobbyConfig.max_tables, 500 by default) bounds them, and however many there are, the table list
+    holds what fits one frame (fewer than the protocol's 500); ``total`` counts them all."""
+    from server.table import complete_settings
+
+    lobby = server.lobby
+    lobby.config.max_tables = 601
+    settings, _ = complete_settings(m.TableSettings())
+    for _ in range(600):  # (tables no one sits at: only their count and their summaries matter here)
+        lobby._new_table("t", settings, "nobody", None)
+    async with connect("ann") as ann:
+        listed = await ann.request(m.ListTables)
+        assert 100 < len(listed["tables"]) < 500 and listed["total"] == 600
+        await ann.request(m.CreateTable, name="the 601st")
+        async with connect("bob") as bob:
+            with pytest.raises(RequestFailed) as refused:
+                await bob.request(m.CreateTable, name="one more")
+            assert refused.value.code == "server_full"
