@@ -257,9 +257,11 @@ def worker(kind: str, port: int, first: int, clients: int, tables: int, pace: fl
 
 
 async def _worker(kind: str, port: int, first: int, clients: int, tables: int, pace: float,
-                  ready: Any, go: Any, window: Any) -> tuple[list[float], list[float], list[str], float]:
+                  ready: Any, go: Any, window: Any) -> tuple[list[float], list[float], list[str],
+                                                            tuple[float, list[float]]]:
     """The round trips, the updates, the errors (a client that could not connect, be seated or play on
-    counts one, and plays no more: the others go on), and the cores this process used while playing."""
+    counts one, and plays no more: the others go on), the cores this process used while playing and
+    its own loop's lag in the window."""
     errors: list[str] = []
     opened: list[Client] = []
     playing: list[Client] = []
@@ -295,14 +297,32 @@ async def _worker(kind: str, port: int, first: int, clients: int, tables: int, p
     rtts: list[float] = []
     updates: list[float] = []
     cpu, started = time.process_time(), time.monotonic()
+    lags: list[float] = []
+    lagging = asyncio.ensure_future(loop_lag(measure_from, until, lags))
     if kind == "game":
         await asyncio.gather(*(play(c, until, pace, rtts, updates, errors, measure_from) for c in playing))
     else:
         await asyncio.gather(*(echo_client(c, until, pace, rtts, measure_from) for c in playing))
     cores = (time.process_time() - cpu) / max(1e-9, time.monotonic() - started)
+    lagging.cancel()
     for client in opened:
         client.close()
-    return rtts, updates, errors, cores
+    return rtts, updates, errors, (cores, lags)
+
+
+CLIENT_TICK = 0.01  # s between the workers' own lag samples
+
+
+async def loop_lag(measure_from: float, until: float, lags: list[float]) -> None:
+    """How late this worker's own loop runs (samples in the measured window): a client's figures include
+    its worker's delays, and on a shared machine those can be the larger part of the tail."""
+    expected = time.monotonic() + CLIENT_TICK
+    while expected < until:
+        await asyncio.sleep(max(0.0, expected - time.monotonic()))
+        now = time.monotonic()
+        if now >= measure_from:
+            lags.append(now - expected)
+        expected = now + CLIENT_TICK
 
 
 async def keep_alive(clients: list[Client]) -> None:
@@ -316,10 +336,11 @@ async def keep_alive(clients: list[Client]) -> None:
 
 def run_workers(kind: str, port: int, clients: int, tables: int, processes: int, pace: float, warmup: float,
                 seconds: float, on_window: Any = None,
-                cores: list[float] | None = None) -> tuple[list[float], list[float], list[str]]:
+                cores: list[float] | None = None,
+                lags: list[float] | None = None) -> tuple[list[float], list[float], list[str]]:
     """Spread ``clients`` (whole tables) over ``processes`` workers; their measurements, merged.
     ``on_window(start, end)`` is told the measured window (``time.monotonic``) once it is fixed;
-    ``cores``, if given, gets the cores each worker used while it played."""
+    ``cores``, if given, gets the cores each worker used while it played, ``lags`` their loops' lags."""
     context = multiprocessing.get_context("spawn")
     per_table = clients // tables
     shares = [tables // processes + (i < tables % processes) for i in range(processes)]
@@ -343,12 +364,15 @@ def run_workers(kind: str, port: int, clients: int, tables: int, processes: int,
     updates: list[float] = []
     errors: list[str] = []
     for _ in workers:
-        some_rtts, some_updates, some_errors, some_cores = results.get(timeout=warmup + seconds + 2 * REPLY_TIMEOUT)
+        some_rtts, some_updates, some_errors, (some_cores, some_lags) = results.get(
+            timeout=warmup + seconds + 2 * REPLY_TIMEOUT)
         rtts += some_rtts
         updates += some_updates
         errors += some_errors
         if cores is not None:
             cores.append(some_cores)
+        if lags is not None:
+            lags += some_lags
     for process in workers:
         process.join()
     return rtts, updates, errors
@@ -442,6 +466,7 @@ class GameRun:
     server_cpu: float  # s of CPU over the window, all threads
     loop_cpu: float  # ... the event loop's thread
     client_cores: list[float] = field(default_factory=list)  # cores each worker process used while playing
+    client_lags: list[float] = field(default_factory=list)  # the workers' own loops' lag samples in the window, s
 
     @property
     def actions(self) -> int:
@@ -471,9 +496,10 @@ async def measure_game(
     )
     window = CpuWindow(process.pid, log)
     cores: list[float] = []
+    lags: list[float] = []
     try:
         rtts, updates, errors = await asyncio.to_thread(run_workers, "game", port, clients, tables, processes, pace,
-                                                        warmup, seconds, window.watch, cores)
+                                                        warmup, seconds, window.watch, cores, lags)
         await asyncio.to_thread(window.join)
     finally:
         process.terminate()
@@ -484,7 +510,7 @@ async def measure_game(
             print(f"the server warned {len(warned)} times, first: " + " | ".join(warned[:3]))
     health = [line[line.index("health:"):].strip() for line in log if "health:" in line]
     return GameRun(clients, seconds, rtts, updates, errors, warned, health[-1] if health else
-                   "no health line (no traffic?)", window.health, *window.spent, cores)
+                   "no health line (no traffic?)", window.health, *window.spent, cores, lags)
 
 
 def raise_open_files() -> tuple[int, int]:
@@ -530,7 +556,8 @@ def describe_run(run: GameRun) -> str:
             f"({run.server_cpu / run.seconds:.2f} cores, the loop's thread {run.loop_cpu / run.seconds:.2f}); "
             + (f"loop lag p50 {lag[0]:.2f} ms, p99 {lag[1]:.2f} ms, max {lag[2]:.2f} ms" if lag else
                "no health line for the window")
-            + f"; the client processes used {sum(run.client_cores):.2f} cores")
+            + f"; the client processes used {sum(run.client_cores):.2f} cores, their loops' lag p99 "
+            f"{ms(percentile(run.client_lags, 0.99)) if run.client_lags else float('nan'):.2f} ms")
 
 
 async def plain(args: argparse.Namespace) -> None:
@@ -563,10 +590,10 @@ async def plain(args: argparse.Namespace) -> None:
 
 
 KNEE_HEADER = (f"{'clients':>7} {'act/s':>6} | {'act -> ok':^15} | {'act -> own view':^23} | {'x step 1':^11} | "
-               f"{'server':^16} | {'loop lag, ms':^16} | {'client':>6} {'errors':>6}")
+               f"{'server':^16} | {'loop lag, ms':^16} | {'clients':^13} {'errors':>6}")
 KNEE_UNITS = (f"{'':>7} {'':>6} | {'p50 ms':>7} {'p99 ms':>7} | {'p50 ms':>7} {'p99 ms':>7} {'p99/p50':>7} | "
               f"{'p50':>5} {'p99':>5} | {'ms/act':>7} {'cores':>5} | {'p50':>5} {'p99':>5} {'max':>5} | "
-              f"{'cores':>6} {'':>6}")
+              f"{'cores':>5} {'lag99':>7} {'':>6}")
 
 
 def knee_row(run: GameRun, base: GameRun) -> str:
@@ -575,11 +602,12 @@ def knee_row(run: GameRun, base: GameRun) -> str:
     lag = run.lag() or (float("nan"),) * 3
     p50, p99 = statistics.median(run.updates), percentile(run.updates, 0.99)
     b50, b99 = statistics.median(base.updates), percentile(base.updates, 0.99)
+    client_lag = ms(percentile(run.client_lags, 0.99)) if run.client_lags else float("nan")
     return (f"{run.clients:>7} {run.actions / run.seconds:>6.0f} | {ms(statistics.median(run.rtts)):>7.2f} "
             f"{ms(percentile(run.rtts, 0.99)):>7.2f} | {ms(p50):>7.2f} {ms(p99):>7.2f} {p99 / p50:>7.1f} | "
             f"{p50 / b50:>5.1f} {p99 / b99:>5.1f} | {run.cpu_ms_per_action():>7.3f} "
             f"{run.server_cpu / run.seconds:>5.2f} | {lag[0]:>5.2f} {lag[1]:>5.1f} {lag[2]:>5.1f} | "
-            f"{sum(run.client_cores):>6.2f} {len(run.errors):>6}")
+            f"{sum(run.client_cores):>5.2f} {client_lag:>7.1f} {len(run.errors):>6}")
 
 
 async def knee(args: argparse.Namespace) -> int:
@@ -658,10 +686,15 @@ async def knee(args: argparse.Namespace) -> int:
         if run is None or not run.updates:
             return [f"{prefix}p99_ms=nan"]
         lag = run.lag() or (float("nan"),) * 3
+        nan = float("nan")
         return [f"{prefix}p50_ms={ms(statistics.median(run.updates)):.2f}",
                 f"{prefix}p99_ms={ms(percentile(run.updates, 0.99)):.2f}",
                 f"{prefix}cpu_ms_per_action={run.cpu_ms_per_action():.3f}",
-                f"{prefix}loop_lag_p99_ms={lag[1]:.2f}", f"{prefix}actions_per_s={run.actions / run.seconds:.0f}"]
+                f"{prefix}loop_lag_p99_ms={lag[1]:.2f}", f"{prefix}loop_lag_max_ms={lag[2]:.2f}",
+                f"{prefix}server_cores={run.server_cpu / run.seconds:.2f}",
+                f"{prefix}client_cores={sum(run.client_cores):.2f}",
+                f"{prefix}client_lag_p99_ms={ms(percentile(run.client_lags, 0.99)) if run.client_lags else nan:.2f}",
+                f"{prefix}actions_per_s={run.actions / run.seconds:.0f}"]
 
     summary = [f"knee_clients={above if above is not None else 'none'}",
                f"below_knee_clients={below if below is not None else 'none'}",
