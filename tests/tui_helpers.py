@@ -52,6 +52,14 @@ def table_ready(app: DabApp) -> bool:
     return screen is not None and screen.is_mounted and screen.view is not None
 
 
+async def new_table_form(pilot: Pilot, app: DabApp) -> Any:
+    """From the lobby, ``n``: the new-table form, once it is the screen."""
+    from client.screens.lobby import CreateTableScreen
+
+    await pilot.press("n")
+    return await wait_for(pilot, lambda: isinstance(app.screen, CreateTableScreen) and app.screen, what="form")
+
+
 async def press_and_wait(pilot: Pilot, key: str, changed: Callable[[], Any], timeout: float = 2.0) -> None:
     """Press ``key`` (through the app's key handling) and poll until ``changed()`` holds.
 

@@ -11,7 +11,7 @@ from textual.content import Content
 
 from cribbage_views import NAMES, after_show, claiming, deciding_muggins, laying_away, mid_play, push, skunked_over
 from protocol import messages as m
-from tui_helpers import screen_name, screen_text, table_ready, wait_for
+from tui_helpers import new_table_form, screen_name, screen_text, table_ready, wait_for
 
 from client.app import DabApp
 from client.games.cribbage.board import CribbageBoard
@@ -130,13 +130,10 @@ def test_cribbage_skunk_game_over_snapshot(snap_compare, ascii):
 async def test_the_new_table_form_creates_a_cribbage_table_with_its_settings(make_app):
     from textual.widgets import Input, Select
 
-    from client.screens.lobby import CreateTableScreen
-
     app = make_app("Ann")
     async with app.run_test(size=(80, 24)) as pilot:
         await wait_for(pilot, lambda: app.connection_state == "connected" and app.lobby.is_mounted, what="lobby")
-        await pilot.press("n")
-        form = await wait_for(pilot, lambda: isinstance(app.screen, CreateTableScreen) and app.screen, what="form")
+        form = await new_table_form(pilot, app)
         form.query_one("#game", Select).value = "cribbage"
         await wait_for(pilot, lambda: "Stake" in screen_text(app), what="Cribbage's fields")
         text = screen_text(app)

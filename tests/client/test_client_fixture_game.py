@@ -11,9 +11,8 @@ from textual.widgets import Select
 
 from fixture_board import registered
 from protocol import messages as m
-from tui_helpers import screen_name, screen_text, table_ready, wait_for
+from tui_helpers import new_table_form, screen_name, screen_text, table_ready, wait_for
 
-from client.screens.lobby import CreateTableScreen
 
 pytestmark = pytest.mark.usefixtures("high_card")
 
@@ -32,8 +31,7 @@ async def test_high_card_plays_through_a_real_server_on_its_board(make_app):
     app = make_app("Ann")
     async with app.run_test(size=(80, 24)) as pilot:
         await wait_for(pilot, lambda: app.connection_state == "connected" and app.lobby.is_mounted, what="lobby")
-        await pilot.press("n")
-        form = await wait_for(pilot, lambda: isinstance(app.screen, CreateTableScreen) and app.screen, what="form")
+        form = await new_table_form(pilot, app)
         form.query_one("#game", Select).value = "high-card"
         await wait_for(pilot, lambda: "Ante" in screen_text(app) and "Seats (2-4)" in screen_text(app),
                        what="High Card's fields")

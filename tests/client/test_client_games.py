@@ -9,7 +9,7 @@ import pytest
 import engine.games as engine_games
 from engine.contract import SettingField
 from protocol import messages as m
-from tui_helpers import screen_text, table_ready, view_push, wait_for
+from tui_helpers import new_table_form, screen_text, table_ready, view_push, wait_for
 
 from client import games
 from client.app import DabApp
@@ -118,15 +118,12 @@ class _PegGame:
 async def test_the_new_table_form_offers_a_game_choice_and_asks_the_game_for_its_fields(monkeypatch, board_folder):
     from textual.widgets import Input, Select
 
-    from client.screens.lobby import CreateTableScreen
-
     monkeypatch.setitem(engine_games.GAMES, _PegGame.name, _PegGame())
     board_folder(_PegGame.name, "from client.games.board import UnsupportedBoard as BOARD\n")
     app = DabApp(frozen_clock=True, player_name="Ann", server_label="test")
     async with app.run_test(size=(80, 24)) as pilot:
         await wait_for(pilot, lambda: app.lobby.is_mounted, what="lobby")
-        await pilot.press("n")
-        form = await wait_for(pilot, lambda: isinstance(app.screen, CreateTableScreen) and app.screen, what="form")
+        form = await new_table_form(pilot, app)
         await pilot.pause()
         text = screen_text(app)
         assert "Game" in text and "Down and Back" in text and "Ante" in text and "Seats (2-5)" in text
@@ -141,15 +138,14 @@ async def test_the_new_table_form_offers_a_game_choice_and_asks_the_game_for_its
 
 
 async def test_a_single_game_has_no_game_choice(monkeypatch):
-    from client.screens.lobby import CreateTableScreen, form_games
+    from client.screens.lobby import form_games
 
     monkeypatch.setattr(games, "playable_games", lambda: ["down-and-back"])
     assert form_games() == ["down-and-back"]
     app = DabApp(frozen_clock=True, player_name="Ann", server_label="test")
     async with app.run_test(size=(80, 24)) as pilot:
         await wait_for(pilot, lambda: app.lobby.is_mounted, what="lobby")
-        await pilot.press("n")
-        form = await wait_for(pilot, lambda: isinstance(app.screen, CreateTableScreen) and app.screen, what="form")
+        form = await new_table_form(pilot, app)
         await pilot.pause()
         assert not form.query("#game") and "Stack" in screen_text(app)
 
