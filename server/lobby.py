@@ -256,6 +256,7 @@ class Lobby(Delivery, LobbyPushes, Presence, Sessions, Moderating, Dispatch, Sea
         self._owing: dict[str, PlayerRecord] = {}  # players owed a lobby state push, by id (_flush_lobby)
         self._lobby_flush: asyncio.TimerHandle | None = None  # a retry of _flush_lobby is scheduled
         self._flush_waits = False  # _flush_lobby waits for a commit (_flush_lobby_soon)
+        self._lobby_latest: dict[str, tuple[m.Message, bytes]] = {}  # the last state built, by kind (_lobby_state)
         if config.seed is not None:
             log.warning("*** a fixed shuffle seed is set (--seed): every deal can be predicted by whoever knows "
                         "it. This is NOT A FAIR GAME: use it for tests and replays only. ***")

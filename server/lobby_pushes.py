@@ -89,13 +89,20 @@ class LobbyPushes:
         self._flush_lobby_soon()
 
     def _lobby_state(self, kind: str) -> tuple[m.Message, bytes]:
-        """The lobby's ``kind`` state now, and its bytes (encoded once, for every connection)."""
+        """The lobby's ``kind`` state now, and its bytes (encoded once, for every connection). A state the
+        same as the last one built is that very object again, so each connection's "has it already" check
+        is an identity test, not a comparison of the whole list's bytes per connection."""
         if kind == "tables":
             message: m.Message = m.Tables(tables=self.summaries())
         else:
             players, total = self.online()
             message = m.Online(players=tuple(players), total=total)
-        return message, m.encode(message)
+        encoded = m.encode(message)
+        latest = self._lobby_latest.get(kind)
+        if latest is not None and latest[1] == encoded:
+            return latest
+        self._lobby_latest[kind] = message, encoded
+        return message, encoded
 
     def _send_tables(self, player: PlayerRecord) -> None:
         """The table list now, to a player who comes (back) to the lobby: it is what they are owed."""
