@@ -1455,12 +1455,17 @@ async def test_every_view_and_event_sent_has_exactly_the_documented_fields(serve
         ann.views.clear()
         ann.facts.clear()
         ann.deadlines.clear()
+        # No deadline passes at this table (under load Ann could miss half a second and be played for): its
+        # deal and everyone's play are then fixed by the seeds, and with them the stock running out.
+        config.turn_timeout = 30.0
         long = await ann.request(m.CreateTable, name="long",
                                  settings=m.TableSettings(seats=5, rules={"turns": 7, "stack": 100}))
         for _ in range(4):  # five dealt in: this table's first stock runs out
             await ann.request(m.AddBot)
         await ann.request(m.Start)
         await autoplay(ann, until_round=1, host=True)
+        assert any(e["kind"] == "reshuffle" for e in ann.events), "the long table's stock did not run out"
+        config.turn_timeout = 0.5
         await ann.request(m.Leave)
         for kept in (ann.views, ann.facts, ann.deadlines):
             kept.clear()
